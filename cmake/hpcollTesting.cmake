@@ -1,0 +1,270 @@
+# hpcoll test helpers.
+#
+#   hpcoll_mpi_test(NAME <name> SOURCES <src>... NP <n>...
+#                   [LIBRARIES <lib>...] [TIMEOUT <s>] [LABELS <l>...] [ARGS <arg>...])
+#       Executable test_<name> (sources + the MPI doctest main); one ctest case
+#       <name>.np<N> per process count, run under mpiexec. Label "mpi".
+#
+#   hpcoll_test(NAME <name> SOURCES <src>... [CASES <case>...] [LIBRARIES <lib>...] [TIMEOUT <s>]
+#               [LABELS <l>...] [ARGS <arg>...])
+#       Plain doctest executable test_<name> (doctest's own main), one ctest
+#       case <name>. Label "unit".
+#
+#   hpcoll_compile_fail_test(NAME <name> SOURCE <file> REGEX <regex>
+#                            [LIBRARIES <lib>...] [TIMEOUT <s>])
+#       EXCLUDE_FROM_ALL executable compile_fail_<name>; ctest case
+#       compile_fail.<name> passes iff building it fails AND the build output
+#       matches <regex> (CMake regex syntax). Label "compile-fail".
+#
+#   hpcoll_expect_failure_test(NAME <test> COMMAND <cmd>... REGEX <regex>
+#                              [TIMEOUT <s>] [LABELS <l>...])
+#       ctest case <test> that passes iff <cmd> exits nonzero AND its output
+#       matches <regex> (used by the harness failure-propagation self-test).
+#
+#   hpcoll_package_test()
+#       ctest case package.find_package: installs this build tree into
+#       <build>/pkgtest/prefix, then configures/builds/runs tests/package
+#       against it (find_package(hpcoll)). Label "package".
+#
+# Variables:
+#   HPCOLL_MPIEXEC_FLAGS  (cache) flags placed after "-n N" for every MPI run.
+#   HPCOLL_MPIEXEC_ENV    environment for every test (Open MPI run-as-root).
+#   HPCOLL_TEST_DEFAULT_TIMEOUT (cache, default 300 s).
+include_guard(GLOBAL)
+
+set(_HPCOLL_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+cmake_path(GET _HPCOLL_CMAKE_DIR PARENT_PATH _HPCOLL_ROOT_DIR)
+set(HPCOLL_TEST_SUPPORT_DIR "${_HPCOLL_ROOT_DIR}/tests/support")
+
+find_package(doctest REQUIRED)
+if(NOT TARGET MPI::MPI_CXX)
+  find_package(MPI REQUIRED COMPONENTS CXX)
+endif()
+if(NOT MPIEXEC_EXECUTABLE)
+  message(FATAL_ERROR "hpcoll: MPIEXEC_EXECUTABLE not found; cannot run MPI tests")
+endif()
+
+set(HPCOLL_TEST_DEFAULT_TIMEOUT 300 CACHE STRING "Default ctest TIMEOUT (seconds) for hpcoll tests")
+
+# --- mpiexec flags -----------------------------------------------------------
+# Open MPI (mpiexec --version prints "mpiexec (OpenRTE) 4.x" for 4.x and
+# "mpiexec (Open MPI) 5.x" for 5.x):
+#   --oversubscribe                more ranks than cores (8 ranks on 2 cores).
+#   --bind-to none                 Open MPI binds to cores when np <= #cores; with
+#                                  ctest -j2 two concurrent np1/np2 jobs then pile
+#                                  onto the same core(s) (measured: 2x np1 compute
+#                                  1.7 s bound vs 1.05 s unbound).
+#   --mca mpi_yield_when_idle 1    unbound, non-oversubscribed jobs otherwise
+#                                  busy-poll against each other (2x np2 allreduce
+#                                  loops: up to 3.8 s vs 0.45 s with yield).
+# MPICH/Hydra oversubscribes and does not bind by default: no flags needed.
+execute_process(
+  COMMAND "${MPIEXEC_EXECUTABLE}" --version
+  OUTPUT_VARIABLE _hpcoll_mpiexec_version
+  ERROR_VARIABLE _hpcoll_mpiexec_version
+  RESULT_VARIABLE _hpcoll_mpiexec_rc
+  TIMEOUT 30)
+if(_hpcoll_mpiexec_version MATCHES "Open MPI|OpenRTE")
+  set(HPCOLL_MPIEXEC_IS_OPENMPI TRUE)
+  set(_hpcoll_default_flags --oversubscribe --bind-to none --mca mpi_yield_when_idle 1)
+else()
+  set(HPCOLL_MPIEXEC_IS_OPENMPI FALSE)
+  set(_hpcoll_default_flags "")
+endif()
+set(HPCOLL_MPIEXEC_FLAGS "${_hpcoll_default_flags}" CACHE STRING
+    "Extra mpiexec flags for hpcoll tests (;-separated list, placed after -n N)")
+# Harmless for non-Open MPI launchers; needed because CI runs as root.
+set(HPCOLL_MPIEXEC_ENV "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
+string(REPLACE ";" " " _hpcoll_flags_pretty "${HPCOLL_MPIEXEC_FLAGS}")
+message(STATUS "hpcoll: tests run: ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} N ${_hpcoll_flags_pretty}")
+
+# --- shared support targets ---------------------------------------------------
+function(_hpcoll_testing_support_targets)
+  if(NOT TARGET hpcoll_test_options)
+    add_library(hpcoll_test_options INTERFACE)
+    if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+      target_compile_options(hpcoll_test_options INTERFACE -Wall -Wextra -Wpedantic)
+    endif()
+    target_include_directories(hpcoll_test_options INTERFACE "${_HPCOLL_ROOT_DIR}/tests")
+    target_link_libraries(hpcoll_test_options INTERFACE hpcoll::hpcoll doctest::doctest)
+  endif()
+  if(NOT TARGET hpcoll_test_main)
+    add_library(hpcoll_test_main OBJECT "${HPCOLL_TEST_SUPPORT_DIR}/mpi_doctest_main.cpp")
+    target_link_libraries(hpcoll_test_main PUBLIC hpcoll_test_options)
+  endif()
+  if(NOT TARGET hpcoll_doctest_main)
+    add_library(hpcoll_doctest_main OBJECT "${HPCOLL_TEST_SUPPORT_DIR}/doctest_main.cpp")
+    target_link_libraries(hpcoll_doctest_main PUBLIC hpcoll_test_options)
+  endif()
+endfunction()
+
+# Write `set(<var> [==[<value>]==])` lines: passes arbitrary strings (regexes,
+# lists, quotes) to cmake -P scripts without any quoting trouble.
+function(_hpcoll_write_params file)
+  set(content "")
+  set(i 1)
+  while(i LESS ARGC)
+    math(EXPR j "${i} + 1")
+    set(content "${content}set(${ARGV${i}} [==[${ARGV${j}}]==])\n")
+    math(EXPR i "${i} + 2")
+  endwhile()
+  file(WRITE "${file}" "${content}")
+endfunction()
+
+# --- hpcoll_mpi_test ------------------------------------------------------------
+function(hpcoll_mpi_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TIMEOUT" "SOURCES;NP;LIBRARIES;LABELS;ARGS")
+  if(NOT arg_NAME OR NOT arg_SOURCES OR NOT arg_NP)
+    message(FATAL_ERROR "hpcoll_mpi_test: NAME, SOURCES and NP are required")
+  endif()
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "hpcoll_mpi_test(${arg_NAME}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT ${HPCOLL_TEST_DEFAULT_TIMEOUT})
+  endif()
+  _hpcoll_testing_support_targets()
+
+  set(target test_${arg_NAME})
+  add_executable(${target} ${arg_SOURCES})
+  target_link_libraries(${target} PRIVATE hpcoll_test_main hpcoll_test_options ${arg_LIBRARIES})
+
+  set(labels mpi ${arg_LABELS})
+  foreach(np IN LISTS arg_NP)
+    if(NOT np MATCHES "^[1-9][0-9]*$")
+      message(FATAL_ERROR "hpcoll_mpi_test(${arg_NAME}): bad process count '${np}'")
+    endif()
+    add_test(NAME ${arg_NAME}.np${np}
+      COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
+              ${HPCOLL_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS}
+              $<TARGET_FILE:${target}> ${MPIEXEC_POSTFLAGS} ${arg_ARGS})
+    set_tests_properties(${arg_NAME}.np${np} PROPERTIES
+      TIMEOUT ${arg_TIMEOUT}
+      LABELS "${labels}"
+      ENVIRONMENT "${HPCOLL_MPIEXEC_ENV}")
+  endforeach()
+endfunction()
+
+# --- hpcoll_test ------------------------------------------------------------------
+function(hpcoll_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TIMEOUT" "SOURCES;LIBRARIES;LABELS;ARGS;CASES")
+  if(NOT arg_NAME OR NOT arg_SOURCES)
+    message(FATAL_ERROR "hpcoll_test: NAME and SOURCES are required")
+  endif()
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "hpcoll_test(${arg_NAME}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT ${HPCOLL_TEST_DEFAULT_TIMEOUT})
+  endif()
+  _hpcoll_testing_support_targets()
+
+  set(target test_${arg_NAME})
+  add_executable(${target} ${arg_SOURCES})
+  target_link_libraries(${target} PRIVATE hpcoll_doctest_main hpcoll_test_options ${arg_LIBRARIES})
+  set(labels unit ${arg_LABELS})
+  # With CASES, one ctest case <name>.<case> per doctest test case
+  # "<name>.<case>", so ctest -j spreads a long suite over the cores.
+  set(tests)
+  if(arg_CASES)
+    foreach(case IN LISTS arg_CASES)
+      add_test(NAME ${arg_NAME}.${case} COMMAND ${target} --test-case=${arg_NAME}.${case} ${arg_ARGS})
+      list(APPEND tests ${arg_NAME}.${case})
+    endforeach()
+  else()
+    add_test(NAME ${arg_NAME} COMMAND ${target} ${arg_ARGS})
+    set(tests ${arg_NAME})
+  endif()
+  set_tests_properties(${tests} PROPERTIES
+    TIMEOUT ${arg_TIMEOUT}
+    LABELS "${labels}"
+    ENVIRONMENT "${HPCOLL_MPIEXEC_ENV}")
+endfunction()
+
+# --- hpcoll_compile_fail_test ---------------------------------------------------------
+function(hpcoll_compile_fail_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;SOURCE;REGEX;TIMEOUT" "LIBRARIES;LABELS")
+  if(NOT arg_NAME OR NOT arg_SOURCE OR "${arg_REGEX}" STREQUAL "")
+    message(FATAL_ERROR "hpcoll_compile_fail_test: NAME, SOURCE and REGEX are required")
+  endif()
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "hpcoll_compile_fail_test(${arg_NAME}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT ${HPCOLL_TEST_DEFAULT_TIMEOUT})
+  endif()
+  _hpcoll_testing_support_targets()
+
+  set(target compile_fail_${arg_NAME})
+  add_executable(${target} EXCLUDE_FROM_ALL ${arg_SOURCE})
+  set_target_properties(${target} PROPERTIES EXCLUDE_FROM_DEFAULT_BUILD TRUE)
+  target_link_libraries(${target} PRIVATE hpcoll_test_options ${arg_LIBRARIES})
+
+  # Concurrent builds in one build tree are unsafe: RESOURCE_LOCK serializes them.
+  _hpcoll_add_expect_failure(compile_fail.${arg_NAME}
+    "${CMAKE_COMMAND};--build;${CMAKE_BINARY_DIR};--target;${target}$<$<BOOL:$<CONFIG>>:;--config;$<CONFIG>>"
+    "${arg_REGEX}" "building target ${target}" ${arg_TIMEOUT} "compile-fail;${arg_LABELS}")
+  set_tests_properties(compile_fail.${arg_NAME} PROPERTIES RESOURCE_LOCK hpcoll_build_tree)
+endfunction()
+
+# --- expect-failure tests ---------------------------------------------------------------
+# _hpcoll_add_expect_failure(<test> <command-list> <regex> <what> <timeout> <labels>)
+# A ctest case that runs <command-list> (generator expressions allowed) via
+# cmake/hpcollExpectFailure.cmake and passes iff the command exits nonzero AND
+# its combined output matches <regex>. Arguments travel through a generated
+# file, so regexes may contain ; " \ ' etc.
+function(_hpcoll_add_expect_failure test command regex what timeout labels)
+  set(params "${CMAKE_CURRENT_BINARY_DIR}/expect_failure/${test}.$<CONFIG>.cmake")
+  file(GENERATE OUTPUT "${params}" CONTENT
+"set(HPCOLL_CHECK_COMMAND [==[${command}]==])
+set(HPCOLL_CHECK_REGEX [==[${regex}]==])
+set(HPCOLL_CHECK_WHAT [==[${what}]==])
+")
+  add_test(NAME ${test}
+    COMMAND ${CMAKE_COMMAND} "-DHPCOLL_CHECK_PARAMS=${params}"
+            -P "${_HPCOLL_CMAKE_DIR}/hpcollExpectFailure.cmake")
+  list(REMOVE_ITEM labels "")
+  set_tests_properties(${test} PROPERTIES
+    TIMEOUT ${timeout}
+    LABELS "${labels}"
+    ENVIRONMENT "${HPCOLL_MPIEXEC_ENV}")
+endfunction()
+
+# hpcoll_expect_failure_test(NAME <test> COMMAND <cmd>... REGEX <regex>
+#                            [TIMEOUT <s>] [LABELS <l>...])
+function(hpcoll_expect_failure_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;REGEX;TIMEOUT" "COMMAND;LABELS")
+  if(NOT arg_NAME OR NOT arg_COMMAND OR "${arg_REGEX}" STREQUAL "")
+    message(FATAL_ERROR "hpcoll_expect_failure_test: NAME, COMMAND and REGEX are required")
+  endif()
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT ${HPCOLL_TEST_DEFAULT_TIMEOUT})
+  endif()
+  _hpcoll_add_expect_failure(${arg_NAME} "${arg_COMMAND}" "${arg_REGEX}" "${arg_NAME}"
+                             ${arg_TIMEOUT} "${arg_LABELS}")
+endfunction()
+
+# --- hpcoll_package_test -------------------------------------------------------------
+function(hpcoll_package_test)
+  set(work "${CMAKE_BINARY_DIR}/pkgtest")
+  set(params "${CMAKE_CURRENT_BINARY_DIR}/package_test.params.cmake")
+  _hpcoll_write_params("${params}"
+    PKG_BUILD_TREE "${CMAKE_BINARY_DIR}"
+    PKG_SOURCE_DIR "${_HPCOLL_ROOT_DIR}/tests/package"
+    PKG_WORK_DIR "${work}"
+    PKG_GENERATOR "${CMAKE_GENERATOR}"
+    PKG_CXX_COMPILER "${CMAKE_CXX_COMPILER}"
+    PKG_BUILD_TYPE "${CMAKE_BUILD_TYPE}"
+    PKG_MPIEXEC "${MPIEXEC_EXECUTABLE}"
+    PKG_MPIEXEC_NUMPROC_FLAG "${MPIEXEC_NUMPROC_FLAG}"
+    PKG_MPIEXEC_FLAGS "${HPCOLL_MPIEXEC_FLAGS}"
+    PKG_NP "2")
+  add_test(NAME package.find_package
+    COMMAND ${CMAKE_COMMAND} -DPKG_PARAMS=${params} -DPKG_CONFIG=$<CONFIG>
+            -P "${_HPCOLL_CMAKE_DIR}/hpcollPackageTest.cmake")
+  set_tests_properties(package.find_package PROPERTIES
+    TIMEOUT 600
+    LABELS "package;mpi"
+    ENVIRONMENT "${HPCOLL_MPIEXEC_ENV}"
+    RESOURCE_LOCK hpcoll_build_tree)
+endfunction()

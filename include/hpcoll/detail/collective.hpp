@@ -1,0 +1,162 @@
+// What every collective entry point does after deducing its shape: check the
+// arguments, agree across ranks in checked mode, build the plan, run it.
+#pragma once
+
+#include <mpi.h>
+
+#include <concepts>
+#include <cstdint>
+#include <ranges>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../check.hpp"
+#include "../communicator.hpp"
+#include "../datatype.hpp"
+#include "../error.hpp"
+#include "../op.hpp"
+#include "../schedule/name.hpp"
+#include "execute_mpi.hpp"
+#include "mpi.hpp"
+#include "plan_for.hpp"
+
+namespace hpcoll::detail {
+
+/// An op for the collectives that move data without combining it: their plans
+/// contain no reduction steps, so it is never called.
+struct no_op {
+  template <class T>
+  constexpr const T& operator()(const T& a, const T&) const noexcept {
+    return a;
+  }
+};
+
+/// Compile-time checks shared by every entry point; the messages start with
+/// "hpcoll:" so they are easy to search for in a compiler's output.
+template <class S, class Shape, class T, class Op = no_op>
+constexpr void static_checks() {
+  static_assert(serves<S, Shape>,
+                "hpcoll: the schedule does not serve this collective (see the schedule table in README.md)");
+  static_assert(transmittable<T>, "hpcoll: the element type must be trivially copyable");
+  if constexpr (!std::same_as<Op, no_op>) {
+    static_assert(reduction_for<Op, T>, "hpcoll: the op cannot combine two elements of this type");
+    static_assert(is_commutative_v<Op> || !requires_commutative<S, Shape>,
+                  "hpcoll: the schedule requires a commutative op for this collective; choose an order-preserving "
+                  "schedule (linear, binomial, recursive_doubling) for a non-commutative op");
+  }
+}
+
+/// A contiguous range of elements seen as a span: const for inputs, mutable
+/// for outputs.
+template <class R>
+concept input_range = std::ranges::contiguous_range<R> && std::ranges::sized_range<R>;
+template <class R>
+concept output_range = input_range<R> && !std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>;
+
+template <input_range R>
+auto input_span(const R& r) {
+  return std::span<const std::ranges::range_value_t<R>>(std::ranges::data(r), std::ranges::size(r));
+}
+template <output_range R>
+auto output_span(R&& r) {
+  return std::span<std::ranges::range_value_t<R>>(std::ranges::data(r), std::ranges::size(r));
+}
+
+/// Collects the first problem found with a call's arguments.
+class argument_check {
+public:
+  template <class... Parts>
+  void require(bool ok, const Parts&... parts) {
+    if (ok || !problem_.empty()) return;
+    std::ostringstream o;
+    (o << ... << parts);
+    problem_ = o.str();
+  }
+  void root(int root, int size) { require(root >= 0 && root < size, "root ", root, " is not a rank of a communicator of size ", size); }
+  /// Input and output must not share memory unless the in-place form is used.
+  template <class T>
+  void disjoint(std::span<const T> input, std::span<const T> output) {
+    if (input.empty() || output.empty()) return;
+    const auto* a = reinterpret_cast<const char*>(input.data());
+    const auto* b = reinterpret_cast<const char*>(output.data());
+    const bool apart = std::less_equal<const char*>{}(a + input.size_bytes(), b) ||
+                       std::less_equal<const char*>{}(b + output.size_bytes(), a);
+    require(apart, "input and output overlap; use the hpcoll::in_place form");
+  }
+  const std::string& problem() const { return problem_; }
+
+private:
+  std::string problem_;
+};
+
+/// What every rank of a call must agree on, compared in checked mode.
+struct call_signature {
+  std::int64_t root = -1;
+  std::int64_t count = 0;  ///< per-rank element count that must match everywhere (or -1: not compared)
+  std::int64_t in_place = 0;
+};
+
+inline std::int64_t fingerprint(std::string_view text) {
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (char ch : text) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+  return static_cast<std::int64_t>(h >> 1);
+}
+
+/// Checked mode: one MPI_Allreduce of (value, −value) pairs with MPI_MAX gives
+/// every field's maximum and minimum; a field whose minimum and maximum differ
+/// is a disagreement. The highest rank with a local argument problem is found
+/// the same way. Every rank then raises the same kind of error.
+inline void agree(const communicator& c, std::string_view collective, const std::string& schedule,
+                  const std::string& local_problem, const call_signature& sig, std::int64_t element_size) {
+  constexpr int fields = 6;
+  const std::int64_t values[fields] = {fingerprint(collective), fingerprint(schedule), sig.root, sig.count,
+                                       sig.in_place, element_size};
+  const char* names[fields] = {"the collective", "the schedule", "the root", "the element count",
+                               "the in-place form", "the element size"};
+  std::int64_t mine[2 * fields + 1];
+  for (int i = 0; i < fields; ++i) {
+    mine[2 * i] = values[i];
+    mine[2 * i + 1] = -values[i];
+  }
+  mine[2 * fields] = local_problem.empty() ? -1 : c.rank();
+  std::int64_t all[2 * fields + 1];
+  HPCOLL_MPI(MPI_Allreduce, mine, all, 2 * fields + 1, MPI_INT64_T, MPI_MAX, c.native());
+  if (!local_problem.empty()) throw error(collective, schedule, local_problem);
+  if (all[2 * fields] >= 0)
+    throw error(collective, schedule, "rank " + std::to_string(all[2 * fields]) + " was called with invalid arguments");
+  for (int i = 0; i < fields; ++i) {
+    const std::int64_t hi = all[2 * i], lo = -all[2 * i + 1];
+    if (hi == lo) continue;
+    std::string what = std::string("ranks disagree on ") + names[i];
+    if (i >= 2) what += " (values from " + std::to_string(lo) + " to " + std::to_string(hi) + ")";
+    throw error(collective, schedule, what);
+  }
+}
+
+/// The common tail of every blocking collective entry point.
+template <class S, class Check, class Shape, class T, class Op>
+void run_collective(const communicator& c, std::string_view collective, const Shape& shape,
+                    const argument_check& args, const call_signature& sig, const T* input, T* output,
+                    const Op& op) {
+  // Drawn before any check can throw, so every rank keeps the same sequence.
+  const int tag = c.next_tag();
+  const std::string schedule = schedule_name<S>();
+  const std::string& problem = args.problem();
+  if (Check::enabled())
+    agree(c, collective, schedule, problem, sig, static_cast<std::int64_t>(sizeof(T)));
+  else if (!problem.empty())
+    throw error(collective, schedule, problem);
+  try {
+    execute_mpi(c.native(), tag, plan_for<S>(shape), input, output, op);
+  } catch (const error& e) {
+    if (!e.collective().empty()) throw;
+    // An MPI failure: name the collective and schedule it happened in.
+    std::string what = e.what();
+    throw error(collective, schedule, what.substr(what.find(": ") + 2), e.mpi_code());
+  }
+}
+
+}  // namespace hpcoll::detail

@@ -1,0 +1,170 @@
+// Flat (single-hop) patterns shared by the linear, linear_sync and pairwise
+// schedules: they differ only in how many peers one round serves and, for
+// all-to-all, in who pairs with whom.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <utility>
+
+#include "../plan.hpp"
+#include "../shape.hpp"
+
+namespace hpcoll::detail {
+
+/// Rounds needed to serve `peers` peers, `window` per round (at least one
+/// round, so a lone rank still makes its local copy).
+constexpr int windows(int peers, int window) { return peers <= 0 ? 1 : (peers + window - 1) / window; }
+
+/// Many-to-one and one-to-many around a root: non-root q is the root's
+/// ((q - root - 1) mod size)-th peer and is served in round index / window.
+struct rooted_rounds {
+  int rank, size, root, window;
+  int rounds() const { return windows(size - 1, window); }
+  bool my_round(int r) const { return ((rank - root - 1 + size) % size) / window == r; }
+  template <class F>
+  void peers(int r, F&& f) const {
+    const int last = std::min(size - 1, (r + 1) * window);
+    for (int i = r * window; i < last; ++i) f((root + 1 + i) % size);
+  }
+};
+
+struct flat_gather_plan {
+  gather_shape s;
+  rooted_rounds g;
+  int rounds() const { return g.rounds(); }
+  std::size_t scratch_elems() const { return 0; }
+  template <class Emit>
+  void round(int r, Emit&& emit) const {
+    const std::size_t n = s.count;
+    if (s.rank != s.root) {
+      if (g.my_round(r)) emit(step::send(s.root, in(0, n)));
+      return;
+    }
+    if (r == 0 && !s.in_place) emit(step::copy(in(0, n), out(static_cast<std::size_t>(s.root) * n, n)));
+    g.peers(r, [&](int q) { emit(step::recv(q, out(static_cast<std::size_t>(q) * n, n))); });
+  }
+};
+
+struct flat_gatherv_plan {
+  gatherv_shape s;
+  rooted_rounds g;
+  int rounds() const { return g.rounds(); }
+  std::size_t scratch_elems() const { return 0; }
+  template <class Emit>
+  void round(int r, Emit&& emit) const {
+    if (s.rank != s.root) {
+      if (g.my_round(r)) emit(step::send(s.root, in(0, s.send_count)));
+      return;
+    }
+    const auto me = static_cast<std::size_t>(s.root);
+    if (r == 0 && !s.in_place) emit(step::copy(in(0, s.send_count), out(s.displs[me], s.counts[me])));
+    g.peers(r, [&](int q) {
+      const auto i = static_cast<std::size_t>(q);
+      emit(step::recv(q, out(s.displs[i], s.counts[i])));
+    });
+  }
+};
+
+struct flat_scatter_plan {
+  scatter_shape s;
+  rooted_rounds g;
+  int rounds() const { return g.rounds(); }
+  std::size_t scratch_elems() const { return 0; }
+  template <class Emit>
+  void round(int r, Emit&& emit) const {
+    const std::size_t n = s.count;
+    if (s.rank != s.root) {
+      if (g.my_round(r)) emit(step::recv(s.root, out(0, n)));
+      return;
+    }
+    if (r == 0 && !s.in_place) emit(step::copy(in(static_cast<std::size_t>(s.root) * n, n), out(0, n)));
+    g.peers(r, [&](int q) { emit(step::send(q, in(static_cast<std::size_t>(q) * n, n))); });
+  }
+};
+
+/// Where block j of an all-to-all lives: uniform blocks of `count`, or the
+/// counts and displacements of an alltoallv.
+inline std::pair<std::size_t, std::size_t> send_block(const alltoall_shape& s, int j) {
+  return {static_cast<std::size_t>(j) * s.count, s.count};
+}
+inline std::pair<std::size_t, std::size_t> recv_block(const alltoall_shape& s, int j) { return send_block(s, j); }
+inline std::pair<std::size_t, std::size_t> send_block(const alltoallv_shape& s, int j) {
+  const auto i = static_cast<std::size_t>(j);
+  return {s.send_displs[i], s.send_counts[i]};
+}
+inline std::pair<std::size_t, std::size_t> recv_block(const alltoallv_shape& s, int j) {
+  const auto i = static_cast<std::size_t>(j);
+  return {s.recv_displs[i], s.recv_counts[i]};
+}
+inline std::size_t output_extent(const alltoall_shape& s) { return static_cast<std::size_t>(s.size) * s.count; }
+inline std::size_t output_extent(const alltoallv_shape& s) {
+  std::size_t e = 0;
+  for (int j = 0; j < s.size; ++j) {
+    const auto [offset, count] = recv_block(s, j);
+    e = std::max(e, offset + count);
+  }
+  return e;
+}
+
+/// How the all-to-all rounds pair ranks up.
+enum class pairing {
+  shifted,  ///< round d: send to rank + d, receive from rank − d
+  exclusive_or  ///< round d: exchange with rank ^ d (size a power of two)
+};
+
+/// All-to-all by single hops, `window` distances per round. A block that is
+/// received in the round its own position is sent cannot be in place, so in
+/// place the plan first copies the whole output to scratch (a round of its
+/// own, because receives are posted before local steps run) and sends from
+/// there.
+template <class Shape>
+struct exchange_plan {
+  Shape s;
+  int window;
+  pairing pairs;
+
+  int prep_rounds() const { return s.in_place ? 1 : 0; }
+  int rounds() const { return windows(s.size - 1, window) + prep_rounds(); }
+  std::size_t scratch_elems() const { return s.in_place ? output_extent(s) : 0; }
+
+  region source(int j) const {
+    const auto [offset, count] = send_block(s, j);
+    return s.in_place ? tmp(offset, count) : in(offset, count);
+  }
+  region target(int j) const {
+    const auto [offset, count] = recv_block(s, j);
+    return out(offset, count);
+  }
+
+  template <class Emit>
+  void round(int r, Emit&& emit) const {
+    if (r < prep_rounds()) {
+      const std::size_t extent = output_extent(s);
+      if (extent) emit(step::copy(out(0, extent), tmp(0, extent)));
+      return;
+    }
+    r -= prep_rounds();
+    if (r == 0) emit(step::copy(source(s.rank), target(s.rank)));
+    const int last = std::min(s.size - 1, (r + 1) * window);
+    for (int d = r * window + 1; d <= last; ++d) {
+      const int from = pairs == pairing::exclusive_or ? s.rank ^ d : (s.rank - d + s.size) % s.size;
+      const int to = pairs == pairing::exclusive_or ? s.rank ^ d : (s.rank + d) % s.size;
+      emit(step::recv(from, target(from)));
+      emit(step::send(to, source(to)));
+    }
+  }
+};
+
+template <class Shape>
+exchange_plan<Shape> exchange(const Shape& s, int window, pairing pairs = pairing::shifted) {
+  return {s, std::max(1, window), pairs};
+}
+
+/// pairing::exclusive_or when the size allows it.
+constexpr pairing best_pairing(int size) {
+  return std::has_single_bit(static_cast<unsigned>(size)) ? pairing::exclusive_or : pairing::shifted;
+}
+
+}  // namespace hpcoll::detail

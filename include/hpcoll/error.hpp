@@ -1,0 +1,51 @@
+// hpcoll::error — the one exception type of the library.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace hpcoll {
+
+/// Raised for bad arguments, unsupported (op, schedule) pairs, disagreement
+/// between ranks (checked mode) and failed MPI calls. The message always names
+/// the collective and the schedule, e.g.
+/// "hpcoll::allreduce<ring>: output has 3 elements, input has 4".
+class error : public std::runtime_error {
+public:
+  error(std::string_view collective, std::string_view schedule, std::string_view what,
+        int mpi_code = 0)
+      : std::runtime_error(format(collective, schedule, what)),
+        collective_(collective), schedule_(schedule), mpi_code_(mpi_code) {}
+
+  /// The collective that failed ("allreduce"), empty for library-level errors.
+  const std::string& collective() const noexcept { return collective_; }
+  /// The schedule's name ("ring"), empty when none was involved.
+  const std::string& schedule() const noexcept { return schedule_; }
+  /// The MPI error code when an MPI routine failed, 0 otherwise.
+  int mpi_code() const noexcept { return mpi_code_; }
+
+private:
+  static std::string format(std::string_view collective, std::string_view schedule,
+                            std::string_view what) {
+    std::string s = "hpcoll";
+    if (!collective.empty()) {
+      s += "::";
+      s += collective;
+      if (!schedule.empty()) {
+        s += '<';
+        s += schedule;
+        s += '>';
+      }
+    }
+    s += ": ";
+    s += what;
+    return s;
+  }
+
+  std::string collective_;
+  std::string schedule_;
+  int mpi_code_;
+};
+
+}  // namespace hpcoll

@@ -1,0 +1,22 @@
+// hpcoll — MPI collectives with schedules as policies. The umbrella header.
+#pragma once
+
+#include "allgather.hpp"
+#include "allreduce.hpp"
+#include "alltoall.hpp"
+#include "alltoallv.hpp"
+#include "bcast.hpp"
+#include "check.hpp"
+#include "communicator.hpp"
+#include "datatype.hpp"
+#include "error.hpp"
+#include "gather.hpp"
+#include "gatherv.hpp"
+#include "op.hpp"
+#include "plan.hpp"
+#include "reduce.hpp"
+#include "reduce_scatter_block.hpp"
+#include "scatter.hpp"
+#include "schedules.hpp"
+#include "shape.hpp"
+#include "verify.hpp"

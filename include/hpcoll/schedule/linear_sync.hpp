@@ -1,0 +1,30 @@
+// Linear schedules with a bounded number of messages in flight ("linear with
+// sync"): the same single hops as `linear`, spread over rounds of at most
+// `Window` peers, so a root or an all-to-all never floods the network with
+// p − 1 simultaneous transfers.
+#pragma once
+
+#include <string>
+
+#include "../detail/flat.hpp"
+#include "../shape.hpp"
+
+namespace hpcoll::schedule {
+
+/// Linear schedules with at most `Window` peers per round.
+template <int Window = 8>
+struct linear_sync {
+  static_assert(Window >= 1, "hpcoll: linear_sync<Window> needs Window >= 1");
+  static std::string name() { return "linear_sync<" + std::to_string(Window) + ">"; }
+  static constexpr int window = Window;
+
+  static detail::flat_gather_plan plan(const gather_shape& s) { return {s, {s.rank, s.size, s.root, Window}}; }
+  static detail::flat_gatherv_plan plan(const gatherv_shape& s) { return {s, {s.rank, s.size, s.root, Window}}; }
+  static detail::flat_scatter_plan plan(const scatter_shape& s) { return {s, {s.rank, s.size, s.root, Window}}; }
+  static auto plan(const alltoall_shape& s) { return detail::exchange(s, Window); }
+  /// The plan refers to the counts and displacements of `s`, which must
+  /// outlive it (the collective keeps them for the duration of the call).
+  static auto plan(const alltoallv_shape& s) { return detail::exchange(s, Window); }
+};
+
+}  // namespace hpcoll::schedule

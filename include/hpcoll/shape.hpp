@@ -1,0 +1,150 @@
+// Shapes: what a schedule needs to know about one rank's part in one call
+// (who, how many, which root) — never the buffers themselves.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <span>
+
+#include "plan.hpp"
+
+namespace hpcoll {
+
+/// `total` elements cut into `parts` consecutive blocks whose sizes differ by
+/// at most one (the first total % parts blocks are one larger). With total a
+/// multiple of parts this is the uniform layout of the block collectives.
+struct block_layout {
+  std::size_t total = 0;
+  int parts = 1;
+
+  constexpr std::size_t offset(int block) const {
+    const std::size_t q = total / static_cast<std::size_t>(parts);
+    const std::size_t rem = total % static_cast<std::size_t>(parts);
+    const auto b = static_cast<std::size_t>(block);
+    return b * q + std::min(b, rem);
+  }
+  constexpr std::size_t count(int block) const { return offset(block + 1) - offset(block); }
+  /// Elements of blocks [first, last).
+  constexpr std::size_t count(int first, int last) const { return offset(last) - offset(first); }
+  /// Blocks [first, last) of a buffer whose block 0 starts at `base`.
+  constexpr region blocks(buffer buf, std::size_t base, int first, int last) const {
+    return {buf, base + offset(first), count(first, last)};
+  }
+};
+
+// ---- Collective shapes: one per user-facing collective -------------------
+
+struct bcast_shape {
+  int rank, size, root;
+  std::size_t count;  ///< elements of the buffer (`output` on every rank)
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input: count; output: count at the root (empty elsewhere).
+struct reduce_shape {
+  int rank, size, root;
+  std::size_t count;
+  bool commutative = true;
+  bool in_place = false;  ///< root only: input aliases output
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input, output: count.
+struct allreduce_shape {
+  int rank, size;
+  std::size_t count;
+  bool commutative = true;
+  bool in_place = false;      ///< input aliases output
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input: count; output: size*count at the root.
+struct gather_shape {
+  int rank, size, root;
+  std::size_t count;
+  bool in_place = false;  ///< root only: input aliases output block `root`
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input: send_count; output at the root: counts[i] elements at displs[i].
+struct gatherv_shape {
+  int rank, size, root;
+  std::size_t send_count;
+  std::span<const std::size_t> counts;  ///< significant at the root only
+  std::span<const std::size_t> displs;  ///< significant at the root only
+  bool in_place = false;                ///< root only: input aliases its own block
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input: size*count at the root; output: count.
+struct scatter_shape {
+  int rank, size, root;
+  std::size_t count;
+  bool in_place = false;  ///< root only: output aliases input block `root`
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input: count; output: size*count.
+struct allgather_shape {
+  int rank, size;
+  std::size_t count;
+  bool in_place = false;  ///< input aliases output block `rank`
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input: size*count; output: count (block `rank` of the reduction).
+struct reduce_scatter_block_shape {
+  int rank, size;
+  std::size_t count;
+  bool commutative = true;
+  bool in_place = false;      ///< input aliases output, which then holds size*count
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input, output: size*count; block j of input goes to rank j.
+struct alltoall_shape {
+  int rank, size;
+  std::size_t count;
+  bool in_place = false;  ///< input aliases output
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// Block j of input (send_counts[j] at send_displs[j]) goes to rank j; block i
+/// of output (recv_counts[i] at recv_displs[i]) comes from rank i.
+struct alltoallv_shape {
+  int rank, size;
+  std::span<const std::size_t> send_counts, send_displs, recv_counts, recv_displs;
+  bool in_place = false;  ///< input aliases output (send_* describe output too)
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+
+// ---- Phase shapes: the building blocks composite schedules are made of ----
+// Ranks are taken relative to `root` (virtual rank v = (rank - root) mod size)
+// and block v of `layout` belongs to virtual rank v.
+
+/// Before: virtual rank v holds block v in `data` (at `base` + layout offset).
+/// After: every rank holds every block there.
+struct allgather_phase {
+  int rank, size, root;
+  block_layout layout;
+  buffer data;
+  std::size_t base;
+  std::size_t scratch_base;  ///< first scratch element the phase may use
+};
+/// Before: every rank holds all blocks of its contribution in `source`.
+/// After: rank v holds block v of the reduction in `acc` (at `acc_base` +
+/// layout offset). `acc` may be the same memory as `source` (source_aliases_acc).
+struct reduce_scatter_phase {
+  int rank, size;
+  block_layout layout;
+  buffer source;
+  std::size_t source_base;
+  buffer acc;
+  std::size_t acc_base;
+  std::size_t scratch_base;
+  bool commutative = true;
+  bool source_aliases_acc = false;
+  std::size_t elem_size = 1;
+};
+/// Before: the root holds every block in `data`. After: virtual rank v holds
+/// block v there.
+struct scatter_phase {
+  int rank, size, root;
+  block_layout layout;
+  buffer data;
+  std::size_t base;
+  std::size_t scratch_base;
+};
+
+}  // namespace hpcoll

@@ -1,0 +1,33 @@
+// Consumer of an installed hpcoll: find_package(hpcoll) + hpcoll::hpcoll.
+#include <hpcoll/hpcoll.hpp>
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <span>
+#include <vector>
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int failures = 0;
+  {
+    hpcoll::communicator c(MPI_COMM_WORLD);
+    const std::vector<int> in{1, 2, 3, 4};
+    std::vector<int> out(in.size(), 0);
+    hpcoll::allreduce(c, std::span<const int>(in), std::span<int>(out), hpcoll::op::sum{});
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      if (out[i] != static_cast<int>(c.size()) * in[i]) {
+        std::fprintf(stderr, "package test: out[%zu] = %d, expected %d\n", i, out[i],
+                     static_cast<int>(c.size()) * in[i]);
+        ++failures;
+      }
+    }
+  }
+  int any = 0;
+  MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) std::printf("package test: %s\n", any == 0 ? "OK" : "FAILED");
+  MPI_Finalize();
+  return any == 0 ? 0 : 1;
+}

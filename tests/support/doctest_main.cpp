@@ -1,0 +1,3 @@
+// doctest's own main() for plain (non-MPI) test executables.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>

@@ -1,0 +1,233 @@
+// The symbolic verifier proves every schedule of every collective for every
+// communicator size 1..128 and every root, with no MPI.
+#include <doctest/doctest.h>
+
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/type.hpp>
+
+#include <hpcoll/hpcoll.hpp>
+
+#include <cstddef>
+#include <vector>
+
+namespace hana = boost::hana;
+namespace S = hpcoll::schedule;
+
+namespace {
+
+constexpr int max_p = 128;
+
+/// Reports the first failure of a sweep (and counts the rest) so a broken
+/// schedule does not flood the output.
+struct sweep {
+  int failures = 0;
+  void operator()(const hpcoll::verify::outcome& o) {
+    if (!o && failures++ == 0) FAIL_CHECK(o.failure);
+  }
+  ~sweep() { CHECK(failures == 0); }
+};
+
+/// Element counts worth trying at size p. Collectives that cut one vector
+/// into p blocks need counts around p (blocks of 0, 1 and 2 elements, uneven
+/// blocks); block collectives need block lengths 0, 1 and more than 1. Small
+/// sizes get every case, large sizes the one that exercises most.
+enum class counting { total, per_block };
+std::vector<std::size_t> counts_for(int p, bool thorough, counting kind) {
+  const auto n = static_cast<std::size_t>(p);
+  if (kind == counting::per_block) return thorough ? std::vector<std::size_t>{0, 1, 3} : std::vector<std::size_t>{2};
+  return thorough ? std::vector<std::size_t>{0, 1, n - 1, n + 1, 2 * n + 3} : std::vector<std::size_t>{n + 1};
+}
+
+/// Rooted collectives: every size, every root; every count up to size 16.
+template <class F>
+void rooted(counting kind, F&& f) {
+  for (int p = 1; p <= max_p; ++p)
+    for (int root = 0; root < p; ++root)
+      for (std::size_t n : counts_for(p, p <= 16, kind)) f(p, root, n);
+}
+
+template <class F>
+void unrooted(counting kind, F&& f) {
+  for (int p = 1; p <= max_p; ++p)
+    for (std::size_t n : counts_for(p, p <= 32, kind)) f(p, n);
+}
+
+/// The (commutative, in place) variants to try: all four at small sizes; at
+/// larger sizes one per root, rotating, so every variant meets every size.
+template <class F>
+void variants(int p, int root, F&& f) {
+  for (int v = 0; v < 4; ++v)
+    if (p <= 16 || v == root % 4) f(v / 2 == 1, v % 2 == 1);
+}
+
+constexpr auto bcast_schedules =
+    hana::tuple_t<S::linear, S::binomial, S::scatter_ring_allgather, S::scatter_recursive_doubling_allgather,
+                  S::scatter_allgather<S::binomial, S::bruck>, S::scatter_allgather<S::linear, S::linear>,
+                  S::automatic>;
+constexpr auto ordered_reduce_schedules = hana::tuple_t<S::linear, S::binomial, S::automatic>;
+constexpr auto gather_schedules = hana::tuple_t<S::linear, S::linear_sync<3>, S::binomial, S::automatic>;
+constexpr auto gatherv_schedules = hana::tuple_t<S::linear, S::linear_sync<2>, S::automatic>;
+constexpr auto scatter_schedules = hana::tuple_t<S::linear, S::linear_sync<3>, S::binomial, S::automatic>;
+/// Allreduce schedules that keep rank order (any op) and those that need a commutative op.
+constexpr auto ordered_allreduce_schedules =
+    hana::tuple_t<S::recursive_doubling, S::linear, S::reduce_bcast<S::binomial, S::binomial>,
+                  S::reduce_bcast<S::binomial, S::scatter_ring_allgather>,
+                  S::reduce_scatter_allgather<S::linear, S::recursive_doubling>, S::automatic>;
+constexpr auto commutative_allreduce_schedules =
+    hana::tuple_t<S::ring, S::segmented_ring<64>, S::rabenseifner,
+                  S::reduce_scatter_allgather<S::recursive_halving, S::ring>,
+                  S::reduce_scatter_allgather<S::ring, S::bruck>>;
+constexpr auto allgather_schedules = hana::tuple_t<S::linear, S::ring, S::recursive_doubling, S::bruck, S::automatic>;
+constexpr auto ordered_rsb_schedules = hana::tuple_t<S::linear, S::automatic>;
+constexpr auto commutative_rsb_schedules = hana::tuple_t<S::ring, S::segmented_ring<32>, S::recursive_halving>;
+constexpr auto alltoall_schedules =
+    hana::tuple_t<S::linear, S::linear_sync<2>, S::pairwise, S::bruck, S::automatic>;
+constexpr auto alltoallv_schedules = hana::tuple_t<S::linear, S::linear_sync<3>, S::pairwise, S::automatic>;
+
+}  // namespace
+
+TEST_CASE("verify.bcast") {
+  hana::for_each(bcast_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    rooted(counting::total, [&](int p, int root, std::size_t n) { check(hpcoll::verify::bcast<Schedule>(p, root, n)); });
+  });
+}
+
+TEST_CASE("verify.reduce") {
+  hana::for_each(ordered_reduce_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    rooted(counting::total, [&](int p, int root, std::size_t n) {
+      variants(p, root, [&](bool commutative, bool in_place) {
+        check(hpcoll::verify::reduce<Schedule>(p, root, n, commutative, in_place));
+      });
+    });
+  });
+}
+
+TEST_CASE("verify.gather") {
+  hana::for_each(gather_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    rooted(counting::per_block, [&](int p, int root, std::size_t n) {
+      for (bool in_place : {false, true}) check(hpcoll::verify::gather<Schedule>(p, root, n, in_place));
+    });
+  });
+}
+
+TEST_CASE("verify.gatherv") {
+  hana::for_each(gatherv_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    rooted(counting::per_block, [&](int p, int root, std::size_t n) {
+      // Uneven counts (some empty), blocks in reverse rank order with gaps.
+      std::vector<std::size_t> counts(static_cast<std::size_t>(p)), displs(counts.size());
+      std::size_t at = 0;
+      for (int q = p - 1; q >= 0; --q) {
+        const auto i = static_cast<std::size_t>(q);
+        counts[i] = (i * 7 + n) % 4;
+        displs[i] = at;
+        at += counts[i] + 1;
+      }
+      for (bool in_place : {false, true}) check(hpcoll::verify::gatherv<Schedule>(p, root, counts, displs, in_place));
+    });
+  });
+}
+
+TEST_CASE("verify.scatter") {
+  hana::for_each(scatter_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    rooted(counting::per_block, [&](int p, int root, std::size_t n) {
+      for (bool in_place : {false, true}) check(hpcoll::verify::scatter<Schedule>(p, root, n, in_place));
+    });
+  });
+}
+
+TEST_CASE("verify.allreduce") {
+  hana::for_each(ordered_allreduce_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    unrooted(counting::total, [&](int p, std::size_t n) {
+      for (bool commutative : {false, true})
+        for (bool in_place : {false, true})
+          check(hpcoll::verify::allreduce<Schedule>(p, n, commutative, in_place));
+    });
+  });
+  hana::for_each(commutative_allreduce_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    unrooted(counting::total, [&](int p, std::size_t n) {
+      for (bool in_place : {false, true}) check(hpcoll::verify::allreduce<Schedule>(p, n, true, in_place));
+    });
+  });
+}
+
+TEST_CASE("verify.allgather") {
+  hana::for_each(allgather_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    unrooted(counting::per_block, [&](int p, std::size_t n) {
+      for (bool in_place : {false, true}) check(hpcoll::verify::allgather<Schedule>(p, n, in_place));
+    });
+  });
+}
+
+TEST_CASE("verify.reduce_scatter_block") {
+  hana::for_each(ordered_rsb_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    unrooted(counting::per_block, [&](int p, std::size_t n) {
+      for (bool commutative : {false, true})
+        for (bool in_place : {false, true})
+          check(hpcoll::verify::reduce_scatter_block<Schedule>(p, n, commutative, in_place));
+    });
+  });
+  hana::for_each(commutative_rsb_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    unrooted(counting::per_block, [&](int p, std::size_t n) {
+      for (bool in_place : {false, true}) check(hpcoll::verify::reduce_scatter_block<Schedule>(p, n, true, in_place));
+    });
+  });
+}
+
+TEST_CASE("verify.alltoall") {
+  hana::for_each(alltoall_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    unrooted(counting::per_block, [&](int p, std::size_t n) {
+      for (bool in_place : {false, true}) check(hpcoll::verify::alltoall<Schedule>(p, n, in_place));
+    });
+  });
+}
+
+TEST_CASE("verify.alltoallv") {
+  hana::for_each(alltoallv_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    for (int p = 1; p <= max_p; ++p) {
+      const auto P = static_cast<std::size_t>(p);
+      std::vector<std::size_t> counts(P * P);
+      for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = (i * 2654435761u >> 7) % 3;  // 0..2, irregular
+      for (bool gaps : {false, true}) check(hpcoll::verify::alltoallv<Schedule>(p, counts, gaps, false));
+      // In place, MPI requires what i sends to j to equal what j sends to i.
+      std::vector<std::size_t> symmetric(P * P);
+      for (std::size_t i = 0; i < P; ++i)
+        for (std::size_t j = 0; j < P; ++j) symmetric[i * P + j] = (i + j) % 3;
+      for (bool gaps : {false, true}) check(hpcoll::verify::alltoallv<Schedule>(p, symmetric, gaps, true));
+    }
+  });
+}
+
+TEST_CASE("verify.self_check") {
+  // The verifier itself must catch what it claims to: a commutative-only
+  // schedule run as if the op were not commutative is reported out of order.
+  const auto ring = hpcoll::verify::allreduce<S::ring>(5, 7, false);
+  CHECK_FALSE(ring.ok);
+  CHECK(ring.failure.find("out of order") != std::string::npos);
+  const auto halving = hpcoll::verify::reduce_scatter_block<S::recursive_halving>(6, 2, false);
+  CHECK_FALSE(halving.ok);
+}
