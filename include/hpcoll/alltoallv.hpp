@@ -52,16 +52,16 @@ private:
   template <class T>
   static void run(const communicator& c, const T* input, std::span<T> output, std::span<const std::size_t> sc,
                   std::span<const std::size_t> sd, std::span<const std::size_t> rc, std::span<const std::size_t> rd,
-                  bool in_place, detail::argument_check& args) {
+                  bool in_place, const detail::argument_check& args) {
     detail::static_checks<Schedule, alltoallv_shape, T>();
-    if (Check::enabled()) detail::agree_alltoallv_counts(c, sc, rc, args);
     // A malformed call runs no plan, so the plan need not see its counts.
     const bool ok = args.problem().empty();
     const std::span<const std::size_t> none;
     const alltoallv_shape shape{c.rank(), c.size(), ok ? sc : none, ok ? sd : none, ok ? rc : none, ok ? rd : none,
                                 in_place, sizeof(T)};
     const detail::call_signature sig{-1, -1, in_place};
-    detail::run_collective<Schedule, Check>(c, "alltoallv", shape, args, sig, input, output.data(), detail::no_op{});
+    detail::run_collective<Schedule, Check>(c, "alltoallv", shape, args, sig, input, output.data(), detail::no_op{},
+                                            [&] { return detail::alltoallv_count_problem(c, sc, rc); });
   }
 };
 

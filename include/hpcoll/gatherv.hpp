@@ -66,14 +66,14 @@ private:
   template <class T>
   static void run(const communicator& c, const T* input, std::size_t count, std::span<T> output,
                   std::span<const std::size_t> counts, std::span<const std::size_t> displs, bool in_place, int root,
-                  detail::argument_check& args) {
+                  const detail::argument_check& args) {
     detail::static_checks<Schedule, gatherv_shape, T>();
-    if (Check::enabled()) detail::agree_gatherv_counts(c, root, counts, count, args);
     const bool at_root = c.rank() == root && args.problem().empty();
     const gatherv_shape shape{c.rank(), c.size(), root, count, at_root ? counts : std::span<const std::size_t>{},
                               at_root ? displs : std::span<const std::size_t>{}, in_place, sizeof(T)};
     const detail::call_signature sig{root, -1, 0};
-    detail::run_collective<Schedule, Check>(c, "gatherv", shape, args, sig, input, output.data(), detail::no_op{});
+    detail::run_collective<Schedule, Check>(c, "gatherv", shape, args, sig, input, output.data(), detail::no_op{},
+                                            [&] { return detail::gatherv_count_problem(c, root, counts, count); });
   }
 };
 

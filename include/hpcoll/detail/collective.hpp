@@ -136,19 +136,38 @@ inline void agree(const communicator& c, std::string_view collective, const std:
   }
 }
 
-/// The common tail of every blocking collective entry point.
-template <class S, class Check, class Shape, class T, class Op>
+/// Checked mode, second step: raise on every rank if any rank found a problem.
+inline void agree_no_problem(const communicator& c, std::string_view collective, const std::string& schedule,
+                             const std::string& local_problem) {
+  const std::int64_t mine = local_problem.empty() ? -1 : c.rank();
+  std::int64_t worst = -1;
+  HPCOLL_MPI(MPI_Allreduce, &mine, &worst, 1, MPI_INT64_T, MPI_MAX, c.native());
+  if (!local_problem.empty()) throw error(collective, schedule, local_problem);
+  if (worst >= 0) throw error(collective, schedule, "rank " + std::to_string(worst) + " was called with invalid arguments");
+}
+
+/// No cross-rank check beyond the call signature.
+struct no_count_check {
+  std::string operator()() const { return {}; }
+};
+
+/// The common tail of every blocking collective entry point. In checked mode
+/// the ranks first agree on the call signature; then `count_check` (which may
+/// talk to the other ranks, now known to agree on root and collective) looks
+/// for per-rank count mismatches of the v-collectives.
+template <class S, class Check, class Shape, class T, class Op, class CountCheck = no_count_check>
 void run_collective(const communicator& c, std::string_view collective, const Shape& shape,
                     const argument_check& args, const call_signature& sig, const T* input, T* output,
-                    const Op& op) {
+                    const Op& op, CountCheck count_check = {}) {
   // Drawn before any check can throw, so every rank keeps the same sequence.
   const int tag = c.next_tag();
   const std::string schedule = schedule_name<S>();
-  const std::string& problem = args.problem();
-  if (Check::enabled())
-    agree(c, collective, schedule, problem, sig, static_cast<std::int64_t>(sizeof(T)));
-  else if (!problem.empty())
-    throw error(collective, schedule, problem);
+  if (Check::enabled()) {
+    agree(c, collective, schedule, args.problem(), sig, static_cast<std::int64_t>(sizeof(T)));
+    if constexpr (!std::same_as<CountCheck, no_count_check>) agree_no_problem(c, collective, schedule, count_check());
+  } else if (!args.problem().empty()) {
+    throw error(collective, schedule, args.problem());
+  }
   try {
     execute_mpi(c.native(), tag, plan_for<S>(shape), input, output, op);
   } catch (const error& e) {

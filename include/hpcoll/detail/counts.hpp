@@ -75,28 +75,34 @@ inline std::vector<std::size_t> packed_displacements(std::span<const std::size_t
   return displs;
 }
 
-/// Checked mode, gatherv: the root's counts[q] must equal rank q's send count.
-inline void agree_gatherv_counts(const communicator& c, int root, std::span<const std::size_t> root_counts,
-                                 std::size_t send_count, argument_check& args) {
+/// Checked mode, gatherv: the root's counts[q] must equal rank q's send
+/// count. Returns this rank's problem, if any.
+inline std::string gatherv_count_problem(const communicator& c, int root, std::span<const std::size_t> root_counts,
+                                         std::size_t send_count) {
   const auto p = static_cast<std::size_t>(c.size());
   std::vector<std::uint64_t> all(c.rank() == root ? p : 0);
   for (std::size_t i = 0; i < all.size() && i < root_counts.size(); ++i) all[i] = root_counts[i];
   std::uint64_t expected = 0;
   HPCOLL_MPI(MPI_Scatter, all.data(), 1, MPI_UINT64_T, &expected, 1, MPI_UINT64_T, root, c.native());
+  argument_check args;
   args.require(expected == send_count, "rank ", c.rank(), " sends ", send_count, " elements, the root expects ",
                expected);
+  return args.problem();
 }
 
-/// Checked mode, alltoallv: what rank i sends to j must be what j receives from i.
-inline void agree_alltoallv_counts(const communicator& c, std::span<const std::size_t> send_counts,
-                                   std::span<const std::size_t> recv_counts, argument_check& args) {
+/// Checked mode, alltoallv: what rank i sends to j must be what j receives
+/// from i. Returns this rank's problem, if any.
+inline std::string alltoallv_count_problem(const communicator& c, std::span<const std::size_t> send_counts,
+                                           std::span<const std::size_t> recv_counts) {
   const auto p = static_cast<std::size_t>(c.size());
   std::vector<std::uint64_t> sent(p, 0), announced(p, 0);
   for (std::size_t i = 0; i < p && i < send_counts.size(); ++i) sent[i] = send_counts[i];
   HPCOLL_MPI(MPI_Alltoall, sent.data(), 1, MPI_UINT64_T, announced.data(), 1, MPI_UINT64_T, c.native());
+  argument_check args;
   for (std::size_t i = 0; i < p && i < recv_counts.size(); ++i)
     args.require(announced[i] == recv_counts[i], "rank ", i, " sends ", announced[i], " elements to rank ", c.rank(),
                  ", which expects ", recv_counts[i]);
+  return args.problem();
 }
 
 }  // namespace hpcoll::detail

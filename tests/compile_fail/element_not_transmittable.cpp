@@ -1,0 +1,11 @@
+// Must not compile: std::string cannot travel as bytes.
+#include <hpcoll/hpcoll.hpp>
+
+#include <string>
+#include <vector>
+
+int main() {
+  hpcoll::communicator c(MPI_COMM_WORLD);
+  std::vector<std::string> buf(4);
+  hpcoll::Bcast<hpcoll::schedule::binomial>{}(c, buf, 0);
+}

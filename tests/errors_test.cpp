@@ -1,0 +1,203 @@
+// Bad input gets a clear hpcoll::error naming the collective, the schedule and
+// the problem, before any message is sent — and in checked mode on every rank.
+#include "support/collective_test.hpp"
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace S = hpcoll::schedule;
+using hpcoll_test::world_rank;
+using hpcoll_test::world_size;
+
+namespace {
+
+/// Runs f, which must throw hpcoll::error; returns its message ("" if none).
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const hpcoll::error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// After errors, the communicator must still work: no message was sent, and
+/// every rank's operation sequence is still aligned.
+void still_works(const hpcoll::communicator& c) {
+  std::vector<long> in(5, c.rank() + 1), out(5, 0);
+  hpcoll::Allreduce<S::ring>{}(c, in, out, hpcoll::op::sum{});
+  const long expected = static_cast<long>(c.size()) * (c.size() + 1) / 2;
+  CHECK(out == std::vector<long>(5, expected));
+}
+
+using checked_gather = hpcoll::Gather<S::binomial, hpcoll::check::always>;
+
+}  // namespace
+
+TEST_CASE("errors.sizes") {
+  hpcoll::communicator c(MPI_COMM_WORLD);
+  const auto p = static_cast<std::size_t>(c.size());
+  std::vector<int> in(4, 1), short_out(3), out(4);
+
+  // Every rank sees the problem, so every rank raises: no hang, no checked mode needed.
+  const auto allreduce = error_of([&] { hpcoll::Allreduce<S::ring>{}(c, in, short_out, hpcoll::op::sum{}); });
+  CHECK(allreduce == "hpcoll::allreduce<ring>: output has 3 elements, input has 4");
+
+  std::vector<int> gathered(4 * p + 1);
+  const auto allgather = error_of([&] { hpcoll::Allgather<S::bruck>{}(c, in, gathered); });
+  CHECK(contains(allgather, "hpcoll::allgather<bruck>: output has " + std::to_string(4 * p + 1)));
+
+  std::vector<int> uneven(p * 3 + 1);
+  const auto alltoall = error_of([&] { hpcoll::Alltoall<S::pairwise>{}(c, uneven, uneven); });
+  CHECK(contains(alltoall, "hpcoll::alltoall<pairwise>: "));
+
+  std::vector<int> big(p * 4);
+  const auto rsb = error_of([&] { hpcoll::ReduceScatterBlock<S::ring>{}(c, big, short_out, hpcoll::op::sum{}); });
+  CHECK(contains(rsb, "hpcoll::reduce_scatter_block<ring>: input has " + std::to_string(p * 4) + " elements, it needs"));
+
+  const auto overlap = error_of([&] {
+    hpcoll::Allreduce<S::recursive_doubling>{}(c, std::span<const int>(in), std::span<int>(in), hpcoll::op::sum{});
+  });
+  CHECK(contains(overlap, "input and output overlap; use the hpcoll::in_place form"));
+  still_works(c);
+}
+
+TEST_CASE("errors.roots") {
+  hpcoll::communicator c(MPI_COMM_WORLD);
+  std::vector<double> buf(8, 1.0), out(8);
+  for (int bad : {-1, c.size(), c.size() + 5}) {
+    CAPTURE(bad);
+    CHECK(error_of([&] { hpcoll::Bcast<S::binomial>{}(c, buf, bad); }) ==
+          "hpcoll::bcast<binomial>: root " + std::to_string(bad) + " is not a rank of a communicator of size " +
+              std::to_string(c.size()));
+    CHECK(contains(error_of([&] { hpcoll::Reduce<S::linear>{}(c, buf, out, hpcoll::op::max{}, bad); }),
+                   "hpcoll::reduce<linear>: root"));
+    CHECK(contains(error_of([&] { hpcoll::Scatter<S::linear_sync<2>>{}(c, buf, out, bad); }),
+                   "hpcoll::scatter<linear_sync<2>>: root"));
+  }
+  // Only the root may pass in_place to a rooted collective. Only the other
+  // ranks can see that, so checked mode tells the root too.
+  if (c.size() > 1) {
+    const auto misuse = error_of([&] {
+      hpcoll::Reduce<S::binomial, hpcoll::check::always>{}(c, hpcoll::in_place, buf, hpcoll::op::sum{}, 0);
+    });
+    if (c.rank() == 0)
+      CHECK(contains(misuse, "hpcoll::reduce<binomial>: rank "));
+    else
+      CHECK(misuse == "hpcoll::reduce<binomial>: only the root may use the in-place form");
+  }
+  still_works(c);
+}
+
+TEST_CASE("errors.checked_mode_root_only_problem") {
+  // A problem only the root can see (its output is too small): in checked mode
+  // the root names it and every other rank learns that the root was wrong.
+  hpcoll::communicator c(MPI_COMM_WORLD);
+  const int root = c.size() - 1;
+  std::vector<int> in(3, c.rank()), out(c.rank() == root ? 3 * c.size() - 1 : 0);
+  const auto e = error_of([&] { checked_gather{}(c, in, out, root); });
+  if (c.rank() == root)
+    CHECK(contains(e, "hpcoll::gather<binomial>: the root's output has"));
+  else
+    CHECK(e == "hpcoll::gather<binomial>: rank " + std::to_string(root) + " was called with invalid arguments");
+  still_works(c);
+}
+
+TEST_CASE("errors.checked_mode_disagreement") {
+  hpcoll::communicator c(MPI_COMM_WORLD);
+  if (c.size() == 1) return;  // one rank always agrees with itself
+  using checked_bcast = hpcoll::Bcast<S::binomial, hpcoll::check::always>;
+  std::vector<int> buf(6);
+
+  // Ranks name different roots: every rank raises instead of hanging.
+  const auto roots = error_of([&] { checked_bcast{}(c, buf, c.rank() == 0 ? 1 : 0); });
+  CHECK(roots == "hpcoll::bcast<binomial>: ranks disagree on the root (values from 0 to 1)");
+
+  // Ranks pass different counts.
+  std::vector<int> mine(c.rank() == 1 ? 7 : 6);
+  CHECK(contains(error_of([&] { checked_bcast{}(c, mine, 0); }), "ranks disagree on the element count (values from 6 to 7)"));
+
+  // Ranks choose different schedules for the same call.
+  std::vector<int> in(4, 1), out(4);
+  const auto schedules = error_of([&] {
+    if (c.rank() == 0)
+      hpcoll::Allreduce<S::ring, hpcoll::check::always>{}(c, in, out, hpcoll::op::sum{});
+    else
+      hpcoll::Allreduce<S::recursive_doubling, hpcoll::check::always>{}(c, in, out, hpcoll::op::sum{});
+  });
+  CHECK(contains(schedules, "ranks disagree on the schedule"));
+
+  // Ranks call different collectives.
+  const auto collectives = error_of([&] {
+    if (c.rank() == 0)
+      hpcoll::Bcast<S::linear, hpcoll::check::always>{}(c, buf, 0);
+    else
+      hpcoll::Allreduce<S::linear, hpcoll::check::always>{}(c, in, out, hpcoll::op::sum{});
+  });
+  CHECK(contains(collectives, "ranks disagree on the collective"));
+  still_works(c);
+}
+
+TEST_CASE("errors.counts") {
+  hpcoll::communicator c(MPI_COMM_WORLD);
+  const int p = c.size();
+  const int root = 0;
+  std::vector<int> in(2, c.rank());
+  std::vector<int> out(c.rank() == root ? 2 * static_cast<std::size_t>(p) : 0);
+
+  // Negative counts (as int) at the root, caught in checked mode on every rank.
+  std::vector<int> counts(static_cast<std::size_t>(p), 2), displs(static_cast<std::size_t>(p));
+  std::iota(displs.begin(), displs.end(), 0);
+  for (auto& d : displs) d *= 2;
+  counts.back() = -2;
+  const auto negative =
+      error_of([&] { hpcoll::Gatherv<S::linear, hpcoll::check::always>{}(c, in, out, counts, displs, root); });
+  if (c.rank() == root)
+    CHECK(contains(negative, "hpcoll::gatherv<linear>: counts[" + std::to_string(p - 1) + "] is negative (-2)"));
+  else
+    CHECK(contains(negative, "was called with invalid arguments"));
+
+  // A rank that sends another count than the root expects.
+  counts.back() = 2;
+  std::vector<int> odd(c.rank() == p - 1 && p > 1 ? 3 : 2, 0);
+  const auto mismatch =
+      error_of([&] { hpcoll::Gatherv<S::linear, hpcoll::check::always>{}(c, odd, out, counts, displs, root); });
+  if (p > 1) CHECK(contains(mismatch, "hpcoll::gatherv<linear>: "));
+  if (p > 1 && c.rank() == p - 1) CHECK(contains(mismatch, "sends 3 elements, the root expects 2"));
+
+  // A block that does not fit the output.
+  displs.back() = 2 * p - 1;
+  if (c.rank() == root)
+    CHECK(contains(error_of([&] { hpcoll::Gatherv<S::linear, hpcoll::check::always>{}(c, in, out, counts, displs, root); }),
+                   "receive block " + std::to_string(p - 1) + " (2 elements at " + std::to_string(2 * p - 1) +
+                       ") does not fit"));
+  else
+    CHECK(!error_of([&] { hpcoll::Gatherv<S::linear, hpcoll::check::always>{}(c, in, out, counts, displs, root); }).empty());
+
+  // Alltoallv: what rank i sends to j must be what j expects from i.
+  const auto P = static_cast<std::size_t>(p);
+  std::vector<std::size_t> sc(P, 1), sd(P), rc(P, 1), rd(P);
+  std::iota(sd.begin(), sd.end(), std::size_t{0});
+  std::iota(rd.begin(), rd.end(), std::size_t{0});
+  if (c.rank() == 0) rc[P - 1] = 0;  // rank 0 expects nothing from the last rank, which sends 1
+  std::vector<int> a(P), b(P);
+  const auto v = error_of([&] { hpcoll::Alltoallv<S::pairwise, hpcoll::check::always>{}(c, a, sc, sd, b, rc, rd); });
+  CHECK(contains(v, "hpcoll::alltoallv<pairwise>: "));
+  if (c.rank() == 0) CHECK(contains(v, "rank " + std::to_string(p - 1) + " sends 1 elements to rank 0, which expects 0"));
+  still_works(c);
+}
+
+TEST_CASE("errors.mpi_failures_carry_routine_and_message") {
+  const auto e = error_of([] { hpcoll::detail::check_mpi(MPI_ERR_COUNT, "MPI_Isend"); });
+  CHECK(contains(e, "MPI_Isend failed: "));
+  CHECK(e.size() > std::string("hpcoll: MPI_Isend failed: ").size());
+  try {
+    hpcoll::detail::check_mpi(MPI_ERR_TAG, "MPI_Irecv");
+  } catch (const hpcoll::error& err) {
+    CHECK(err.mpi_code() == MPI_ERR_TAG);
+  }
+}
