@@ -5,7 +5,8 @@
 
 #include <bit>
 #include <cstddef>
-#include <optional>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "../detail/plan_for.hpp"
@@ -24,16 +25,22 @@ namespace hpcoll::schedule {
 
 namespace detail_automatic {
 
-/// The plan of the `which`-th schedule of Candidates, as a variant over all
-/// of their plan types.
+template <class Shape, class... Candidates>
+using choice = hpcoll::detail::variant_plan<plan_type<Candidates, Shape>...>;
+
+/// The plan of the `which`-th schedule of Candidates (counting from I), as a
+/// variant over all of their plan types.
+template <std::size_t I, class... Candidates, class Shape>
+choice<Shape, Candidates...> pick_from(const Shape& s, std::size_t which) {
+  if constexpr (I + 1 < sizeof...(Candidates))
+    if (which != I) return pick_from<I + 1, Candidates...>(s, which);
+  using candidate = std::tuple_element_t<I, std::tuple<Candidates...>>;
+  return choice<Shape, Candidates...>(std::in_place_index<I>, plan_for<candidate>(s));
+}
+
 template <class... Candidates, class Shape>
-hpcoll::detail::variant_plan<plan_type<Candidates, Shape>...> pick(const Shape& s, std::size_t which) {
-  using result = hpcoll::detail::variant_plan<plan_type<Candidates, Shape>...>;
-  std::optional<result> chosen;
-  [&]<std::size_t... I>(std::index_sequence<I...>) {
-    (void)((I == which ? (chosen.emplace(std::in_place_index<I>, plan_for<Candidates>(s)), true) : false) || ...);
-  }(std::index_sequence_for<Candidates...>{});
-  return *chosen;
+choice<Shape, Candidates...> pick(const Shape& s, std::size_t which) {
+  return pick_from<0, Candidates...>(s, which);
 }
 
 constexpr bool power_of_two(int p) { return std::has_single_bit(static_cast<unsigned>(p)); }
