@@ -1,0 +1,464 @@
+// Every (collective, schedule) pair of the data-movement collectives against
+// the native MPI collective on MPI_COMM_WORLD: bcast, gather, gatherv,
+// scatter, allgather, alltoall, alltoallv, each in its ordinary and in-place
+// forms, on random data, compared bit for bit (moving data must be exact).
+//
+// Every rank runs the same loops, so every rank makes the same sequence of
+// collective calls whatever the checks find; checks are CHECKs, never
+// rank-local REQUIREs. Output buffers start out as random "canvas" data, the
+// same for hpcoll and the native call, so comparing whole buffers also
+// proves that elements no block covers (gatherv/alltoallv gaps, the rest of
+// a root's in-place buffer) stay untouched.
+//
+// movement.split_messages moves ~1 MB per call; run it with
+// HPCOLL_MAX_MESSAGE_BYTES=4096 to exercise the executor's message splitting.
+#include "support/collective_test.hpp"
+
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/type.hpp>
+
+#include <algorithm>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace {
+
+namespace hana = boost::hana;
+namespace sched = hpcoll::schedule;
+using hpcoll::in_place;
+using hpcoll_test::native_type;
+using hpcoll_test::particle;
+using hpcoll_test::random_vector;
+using hpcoll_test::world_rank;
+using hpcoll_test::world_size;
+
+// ---- What is tested ------------------------------------------------------------
+
+template <class... T>
+constexpr auto types = hana::tuple_t<T...>;
+
+constexpr auto element_types = types<int, double, float, std::int64_t, std::complex<double>, particle>;
+
+constexpr auto bcast_schedules =
+    types<sched::linear, sched::binomial, sched::scatter_ring_allgather, sched::scatter_recursive_doubling_allgather,
+          sched::scatter_allgather<sched::binomial, sched::bruck>, sched::scatter_allgather<sched::linear, sched::linear>,
+          sched::automatic>;
+constexpr auto gather_schedules = types<sched::linear, sched::linear_sync<2>, sched::binomial, sched::automatic>;
+constexpr auto gatherv_schedules = types<sched::linear, sched::linear_sync<2>, sched::automatic>;
+constexpr auto scatter_schedules = types<sched::linear, sched::linear_sync<3>, sched::binomial, sched::automatic>;
+constexpr auto allgather_schedules =
+    types<sched::linear, sched::ring, sched::recursive_doubling, sched::bruck, sched::automatic>;
+constexpr auto alltoall_schedules =
+    types<sched::linear, sched::linear_sync<2>, sched::pairwise, sched::bruck, sched::automatic>;
+constexpr auto alltoallv_schedules = types<sched::linear, sched::linear_sync<3>, sched::pairwise, sched::automatic>;
+
+/// The large count (~2^17) is tried for these element types only.
+template <class T>
+constexpr bool large_type = std::is_same_v<T, int> || std::is_same_v<T, double>;
+
+template <class T>
+const char* type_name() {
+  if constexpr (std::is_same_v<T, int>) return "int";
+  else if constexpr (std::is_same_v<T, double>) return "double";
+  else if constexpr (std::is_same_v<T, float>) return "float";
+  else if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
+  else if constexpr (std::is_same_v<T, std::complex<double>>) return "complex<double>";
+  else if constexpr (std::is_same_v<T, particle>) return "particle";
+  else return "?";
+}
+
+/// Calls f(hana::type_c<T>, count, root) for every element type, every count
+/// of test_counts and, for rooted collectives, every root (only the first and
+/// last with the large count); root is -1 for the unrooted ones.
+template <class F>
+void for_each_case(bool rooted, F&& f) {
+  const int p = world_size();
+  hana::for_each(element_types, [&](auto type) {
+    using T = typename decltype(type)::type;
+    for (const std::size_t n : hpcoll_test::test_counts(p, large_type<T>)) {
+      if (!rooted) {
+        f(type, n, -1);
+        continue;
+      }
+      const bool large = n > 1000;
+      for (int root = 0; root < p; ++root)
+        if (!large || root == 0 || root == p - 1) f(type, n, root);
+    }
+  });
+}
+
+// ---- Helpers -------------------------------------------------------------------
+
+int as_int(std::size_t n) { return static_cast<int>(n); }
+
+std::vector<std::size_t> as_sizes(const std::vector<int>& v) { return {v.begin(), v.end()}; }
+
+/// "gatherv<linear_sync<2>> in-place, type double, count 7, root 2, np 4, rank 1".
+template <class S, class T>
+std::string describe(const char* collective, const char* form, std::size_t count, int root) {
+  std::ostringstream o;
+  o << collective << "<" << hpcoll::schedule_name<S>() << ">";
+  if (*form != '\0') o << " " << form;
+  o << ", type " << type_name<T>() << ", count " << count;
+  if (root >= 0) o << ", root " << root;
+  o << ", np " << world_size() << ", rank " << world_rank();
+  return o.str();
+}
+
+/// Index of the first element whose bytes differ, or -1 (0 if the sizes differ).
+template <class T>
+long bitwise_difference(const std::vector<T>& got, const std::vector<T>& want) {
+  if (got.size() != want.size()) return 0;
+  if (got.empty() || std::memcmp(got.data(), want.data(), got.size() * sizeof(T)) == 0) return -1;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0) return static_cast<long>(i);
+  return -1;
+}
+
+template <class T>
+void expect_same(const std::vector<T>& got, const std::vector<T>& want, const std::string& where,
+                 const std::string& what) {
+  const long at = bitwise_difference(got, want);
+  CHECK_MESSAGE(at < 0, where, ": ", what, " differs from native MPI at element ", at, " (", got.size(), " vs ",
+                want.size(), " elements)");
+}
+
+/// hpcoll never writes a non-in-place input.
+template <class T>
+void expect_input_kept(const std::vector<T>& input, const std::vector<T>& original, const std::string& where) {
+  const long at = bitwise_difference(input, original);
+  CHECK_MESSAGE(at < 0, where, ": the input was modified at element ", at);
+}
+
+/// `v` with `block` copied in at element `at`.
+template <class T>
+std::vector<T> with_block(std::vector<T> v, const std::vector<T>& block, std::size_t at) {
+  std::copy(block.begin(), block.end(), v.begin() + static_cast<std::ptrdiff_t>(at));
+  return v;
+}
+
+/// Blocks of the given sizes laid out with `gap` unused elements before,
+/// between and after them, in rank order or in reverse rank order.
+struct placement {
+  std::vector<int> displs;
+  std::size_t extent = 0;
+};
+placement place_blocks(const std::vector<int>& counts, int gap, bool reverse) {
+  const std::size_t p = counts.size();
+  placement out{std::vector<int>(p), static_cast<std::size_t>(gap)};
+  for (std::size_t k = 0; k < p; ++k) {
+    const std::size_t q = reverse ? p - 1 - k : k;
+    out.displs[q] = as_int(out.extent);
+    out.extent += static_cast<std::size_t>(counts[q] + gap);
+  }
+  return out;
+}
+
+/// An irregular element count around `base` for a pair (a, b), zero for
+/// about a quarter of the pairs (never for a == b), 0 throughout if base is 0.
+int irregular_count(int a, int b, std::size_t base, int ka, int kb) {
+  const int h = (a * ka + b * kb + 1) % 4;
+  return base == 0 || h == 0 ? 0 : as_int(base) + h - 1;
+}
+/// Gatherv: what rank q sends.
+int gatherv_count(int q, std::size_t base) { return irregular_count(q, 0, base, 3, 0); }
+/// Alltoallv: what rank `from` sends to rank `to`.
+int pair_count(int from, int to, std::size_t base) { return irregular_count(from, to, base, 5, 3); }
+/// In-place alltoallv: symmetric, as MPI requires.
+int symmetric_pair_count(int i, int j, std::size_t base) {
+  return irregular_count(std::min(i, j), std::max(i, j), base, 3, 5);
+}
+
+// ---- One case per collective: native reference, then every schedule ----------
+
+template <class T, class Schedules>
+void check_bcast(const hpcoll::communicator& c, std::size_t n, int root, Schedules schedules) {
+  const auto initial = random_vector<T>(n, 11);  // the root's data; garbage to overwrite elsewhere
+  auto want = initial;
+  MPI_Bcast(want.data(), as_int(n), native_type<T>(), root, MPI_COMM_WORLD);
+  hana::for_each(schedules, [&](auto s) {
+    using S = typename decltype(s)::type;
+    auto buf = initial;
+    hpcoll::Bcast<S>{}(c, buf, root);
+    expect_same(buf, want, describe<S, T>("bcast", "", n, root), "the buffer");
+  });
+}
+
+template <class T>
+void check_gather(const hpcoll::communicator& c, std::size_t n, int root) {
+  const bool at_root = c.rank() == root;
+  const std::size_t all = static_cast<std::size_t>(c.size()) * n;
+  const MPI_Datatype type = native_type<T>();
+  const auto in = random_vector<T>(n, 21);
+  const auto canvas = random_vector<T>(at_root ? all : 0, 22);
+  auto want = canvas;
+  MPI_Gather(in.data(), as_int(n), type, want.data(), as_int(n), type, root, MPI_COMM_WORLD);
+  const auto canvas_ip = at_root ? with_block(canvas, in, static_cast<std::size_t>(root) * n) : canvas;
+  auto want_ip = canvas_ip;
+  MPI_Gather(at_root ? MPI_IN_PLACE : in.data(), as_int(n), type, want_ip.data(), as_int(n), type, root,
+             MPI_COMM_WORLD);
+  const auto original = in;
+  hana::for_each(gather_schedules, [&](auto s) {
+    using S = typename decltype(s)::type;
+    auto out = canvas;
+    hpcoll::Gather<S>{}(c, in, out, root);
+    const auto where = describe<S, T>("gather", "", n, root);
+    expect_same(out, want, where, "the output");
+    expect_input_kept(in, original, where);
+
+    auto buf = canvas_ip;
+    if (at_root)
+      hpcoll::Gather<S>{}(c, in_place, buf, root);
+    else
+      hpcoll::Gather<S>{}(c, in, buf, root);
+    expect_same(buf, want_ip, describe<S, T>("gather", "in-place at the root", n, root), "the output");
+  });
+}
+
+/// Three forms: explicit displacements (reverse rank order with gaps; counts
+/// and displacements as int, empty off the root), packed (std::size_t counts
+/// on every rank) and in place at the root.
+template <class T>
+void check_gatherv(const hpcoll::communicator& c, std::size_t n, int root) {
+  const int p = c.size();
+  const bool at_root = c.rank() == root;
+  const MPI_Datatype type = native_type<T>();
+  std::vector<int> counts(static_cast<std::size_t>(p));
+  for (int q = 0; q < p; ++q) counts[static_cast<std::size_t>(q)] = gatherv_count(q, n);
+  const auto counts_z = as_sizes(counts);
+  const placement place = place_blocks(counts, 2, true);
+  const placement packed = place_blocks(counts, 0, false);
+  const std::size_t mine = counts_z[static_cast<std::size_t>(c.rank())];
+  const auto own_at = static_cast<std::size_t>(place.displs[static_cast<std::size_t>(root)]);
+
+  const auto in = random_vector<T>(mine, 31);
+  const auto canvas = random_vector<T>(at_root ? place.extent : 0, 32);
+  const auto canvas_packed = random_vector<T>(at_root ? packed.extent : 0, 33);
+  const auto canvas_ip = at_root ? with_block(canvas, in, own_at) : canvas;
+  auto want = canvas, want_packed = canvas_packed, want_ip = canvas_ip;
+  MPI_Gatherv(in.data(), as_int(mine), type, want.data(), counts.data(), place.displs.data(), type, root,
+              MPI_COMM_WORLD);
+  MPI_Gatherv(in.data(), as_int(mine), type, want_packed.data(), counts.data(), packed.displs.data(), type, root,
+              MPI_COMM_WORLD);
+  MPI_Gatherv(at_root ? MPI_IN_PLACE : in.data(), as_int(mine), type, want_ip.data(), counts.data(),
+              place.displs.data(), type, root, MPI_COMM_WORLD);
+
+  const std::vector<int> none;
+  const auto& root_counts = at_root ? counts : none;
+  const auto& root_displs = at_root ? place.displs : none;
+  const auto original = in;
+  hana::for_each(gatherv_schedules, [&](auto s) {
+    using S = typename decltype(s)::type;
+    auto out = canvas;
+    hpcoll::Gatherv<S>{}(c, in, out, root_counts, root_displs, root);
+    const auto where = describe<S, T>("gatherv", "displacements", n, root);
+    expect_same(out, want, where, "the output");
+    expect_input_kept(in, original, where);
+
+    auto out_packed = canvas_packed;
+    hpcoll::Gatherv<S>{}(c, in, out_packed, counts_z, root);
+    expect_same(out_packed, want_packed, describe<S, T>("gatherv", "packed", n, root), "the output");
+
+    auto buf = canvas_ip;
+    if (at_root)
+      hpcoll::Gatherv<S>{}(c, in_place, buf, counts_z, place.displs, root);
+    else
+      hpcoll::Gatherv<S>{}(c, in, buf, root_counts, root_displs, root);
+    expect_same(buf, want_ip, describe<S, T>("gatherv", "in-place at the root", n, root), "the output");
+  });
+}
+
+template <class T>
+void check_scatter(const hpcoll::communicator& c, std::size_t n, int root) {
+  const bool at_root = c.rank() == root;
+  const MPI_Datatype type = native_type<T>();
+  const auto in = random_vector<T>(at_root ? static_cast<std::size_t>(c.size()) * n : 0, 41);
+  const auto canvas = random_vector<T>(n, 42);
+  auto want = canvas;
+  MPI_Scatter(in.data(), as_int(n), type, want.data(), as_int(n), type, root, MPI_COMM_WORLD);
+  // In place: the root keeps its whole buffer (its block stays where it is).
+  auto want_ip = at_root ? in : canvas;
+  MPI_Scatter(want_ip.data(), as_int(n), type, at_root ? MPI_IN_PLACE : want_ip.data(), as_int(n), type, root,
+              MPI_COMM_WORLD);
+  const auto original = in;
+  hana::for_each(scatter_schedules, [&](auto s) {
+    using S = typename decltype(s)::type;
+    auto out = canvas;
+    hpcoll::Scatter<S>{}(c, in, out, root);
+    const auto where = describe<S, T>("scatter", "", n, root);
+    expect_same(out, want, where, "the output");
+    expect_input_kept(in, original, where);
+
+    auto buf = at_root ? in : canvas;
+    if (at_root)
+      hpcoll::Scatter<S>{}(c, buf, in_place, root);
+    else
+      hpcoll::Scatter<S>{}(c, in, buf, root);
+    expect_same(buf, want_ip, describe<S, T>("scatter", "in-place at the root", n, root),
+                at_root ? "the root's buffer" : "the output");
+  });
+}
+
+template <class T>
+void check_allgather(const hpcoll::communicator& c, std::size_t n) {
+  const MPI_Datatype type = native_type<T>();
+  const auto in = random_vector<T>(n, 51);
+  const auto canvas = random_vector<T>(static_cast<std::size_t>(c.size()) * n, 52);
+  const auto canvas_ip = with_block(canvas, in, static_cast<std::size_t>(c.rank()) * n);
+  auto want = canvas, want_ip = canvas_ip;
+  MPI_Allgather(in.data(), as_int(n), type, want.data(), as_int(n), type, MPI_COMM_WORLD);
+  MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, want_ip.data(), as_int(n), type, MPI_COMM_WORLD);
+  const auto original = in;
+  hana::for_each(allgather_schedules, [&](auto s) {
+    using S = typename decltype(s)::type;
+    auto out = canvas;
+    hpcoll::Allgather<S>{}(c, in, out);
+    const auto where = describe<S, T>("allgather", "", n, -1);
+    expect_same(out, want, where, "the output");
+    expect_input_kept(in, original, where);
+
+    auto buf = canvas_ip;
+    hpcoll::Allgather<S>{}(c, in_place, buf);
+    expect_same(buf, want_ip, describe<S, T>("allgather", "in-place", n, -1), "the buffer");
+  });
+}
+
+/// `block` elements per pair of ranks.
+template <class T, class Schedules>
+void check_alltoall(const hpcoll::communicator& c, std::size_t block, Schedules schedules) {
+  const MPI_Datatype type = native_type<T>();
+  const std::size_t all = static_cast<std::size_t>(c.size()) * block;
+  const auto in = random_vector<T>(all, 61);
+  const auto canvas = random_vector<T>(all, 62);
+  auto want = canvas, want_ip = in;
+  MPI_Alltoall(in.data(), as_int(block), type, want.data(), as_int(block), type, MPI_COMM_WORLD);
+  MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, want_ip.data(), as_int(block), type, MPI_COMM_WORLD);
+  const auto original = in;
+  hana::for_each(schedules, [&](auto s) {
+    using S = typename decltype(s)::type;
+    auto out = canvas;
+    hpcoll::Alltoall<S>{}(c, in, out);
+    const auto where = describe<S, T>("alltoall", "", block, -1);
+    expect_same(out, want, where, "the output");
+    expect_input_kept(in, original, where);
+
+    auto buf = in;
+    hpcoll::Alltoall<S>{}(c, in_place, buf);
+    expect_same(buf, want_ip, describe<S, T>("alltoall", "in-place", block, -1), "the buffer");
+  });
+}
+
+/// Irregular counts around `base` per pair; send blocks in rank order and
+/// receive blocks in reverse order, both with gaps. Counts and displacements
+/// are passed as a mix of int and std::size_t.
+template <class T>
+void check_alltoallv(const hpcoll::communicator& c, std::size_t base) {
+  const int p = c.size(), me = c.rank();
+  const MPI_Datatype type = native_type<T>();
+  std::vector<int> send_counts(static_cast<std::size_t>(p)), recv_counts(send_counts), counts_ip(send_counts);
+  for (int q = 0; q < p; ++q) {
+    const auto i = static_cast<std::size_t>(q);
+    send_counts[i] = pair_count(me, q, base);
+    recv_counts[i] = pair_count(q, me, base);
+    counts_ip[i] = symmetric_pair_count(me, q, base);
+  }
+  const placement send = place_blocks(send_counts, 3, false);
+  const placement recv = place_blocks(recv_counts, 1, true);
+  const placement inplace = place_blocks(counts_ip, 2, true);
+  const auto send_displs_z = as_sizes(send.displs);
+  const auto recv_counts_z = as_sizes(recv_counts);
+
+  const auto in = random_vector<T>(send.extent, 71);
+  const auto canvas = random_vector<T>(recv.extent, 72);
+  const auto canvas_ip = random_vector<T>(inplace.extent, 73);
+  auto want = canvas, want_ip = canvas_ip;
+  MPI_Alltoallv(in.data(), send_counts.data(), send.displs.data(), type, want.data(), recv_counts.data(),
+                recv.displs.data(), type, MPI_COMM_WORLD);
+  MPI_Alltoallv(MPI_IN_PLACE, nullptr, nullptr, MPI_DATATYPE_NULL, want_ip.data(), counts_ip.data(),
+                inplace.displs.data(), type, MPI_COMM_WORLD);
+  const auto inplace_displs_z = as_sizes(inplace.displs);
+  const auto original = in;
+  hana::for_each(alltoallv_schedules, [&](auto s) {
+    using S = typename decltype(s)::type;
+    auto out = canvas;
+    hpcoll::Alltoallv<S>{}(c, in, send_counts, send_displs_z, out, recv_counts_z, recv.displs);
+    const auto where = describe<S, T>("alltoallv", "", base, -1);
+    expect_same(out, want, where, "the output");
+    expect_input_kept(in, original, where);
+
+    auto buf = canvas_ip;
+    hpcoll::Alltoallv<S>{}(c, in_place, buf, counts_ip, inplace_displs_z);
+    expect_same(buf, want_ip, describe<S, T>("alltoallv", "in-place", base, -1), "the buffer");
+  });
+}
+
+/// ~2^17 elements in total per rank for the all-to-alls, not per block.
+std::size_t per_pair(std::size_t n, int p) { return n > 1000 ? n / static_cast<std::size_t>(p) : n; }
+
+}  // namespace
+
+// ---- Test cases ------------------------------------------------------------------
+
+TEST_CASE("movement.bcast") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  for_each_case(true, [&](auto type, std::size_t n, int root) {
+    check_bcast<typename decltype(type)::type>(c, n, root, bcast_schedules);
+  });
+}
+
+TEST_CASE("movement.gather") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  for_each_case(true, [&](auto type, std::size_t n, int root) { check_gather<typename decltype(type)::type>(c, n, root); });
+}
+
+TEST_CASE("movement.gatherv") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  for_each_case(true,
+                [&](auto type, std::size_t n, int root) { check_gatherv<typename decltype(type)::type>(c, n, root); });
+}
+
+TEST_CASE("movement.scatter") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  for_each_case(true,
+                [&](auto type, std::size_t n, int root) { check_scatter<typename decltype(type)::type>(c, n, root); });
+}
+
+TEST_CASE("movement.allgather") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  for_each_case(false, [&](auto type, std::size_t n, int) { check_allgather<typename decltype(type)::type>(c, n); });
+}
+
+TEST_CASE("movement.alltoall") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  for_each_case(false, [&](auto type, std::size_t n, int) {
+    check_alltoall<typename decltype(type)::type>(c, per_pair(n, c.size()), alltoall_schedules);
+  });
+}
+
+TEST_CASE("movement.alltoallv") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  for_each_case(false,
+                [&](auto type, std::size_t n, int) { check_alltoallv<typename decltype(type)::type>(c, per_pair(n, c.size())); });
+}
+
+// ~1 MB per call, counts not a multiple of any message limit. With
+// HPCOLL_MAX_MESSAGE_BYTES=4096 every transfer travels as many messages.
+TEST_CASE("movement.split_messages") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  const int p = c.size();
+  constexpr std::size_t megabyte_of_doubles = (std::size_t{1} << 17) + 5;
+  const auto split_bcasts = types<sched::linear, sched::binomial, sched::scatter_ring_allgather>;
+  const auto split_alltoalls = types<sched::linear, sched::pairwise, sched::bruck>;
+  check_bcast<double>(c, megabyte_of_doubles, p - 1, split_bcasts);
+  check_bcast<particle>(c, megabyte_of_doubles / 2, 0, split_bcasts);
+  check_alltoall<double>(c, megabyte_of_doubles / static_cast<std::size_t>(p), split_alltoalls);
+  check_alltoall<particle>(c, megabyte_of_doubles / 2 / static_cast<std::size_t>(p), split_alltoalls);
+}
