@@ -13,91 +13,34 @@
 
 namespace hpcoll::detail {
 
-/// Scratch memory for one running plan. The thread's pooled block is lent to
-/// the first lease; a nested lease (a user op that calls a collective) gets a
-/// block of its own.
-class scratch_lease {
+/// Lends the calling thread's pooled Resource to its first borrower; a nested
+/// borrower (a user op that calls a collective) gets a fresh one of its own.
+template <class Resource>
+class thread_lease {
 public:
-  explicit scratch_lease(std::size_t bytes) {
-    pool& p = thread_pool();
-    if (!p.lent) {
-      p.lent = true;
-      owner_ = &p;
-      if (p.capacity < bytes) {
-        p.block.reset(static_cast<std::byte*>(::operator new(bytes, alignment)));
-        p.capacity = bytes;
-      }
-      data_ = p.block.get();
-    } else {
-      own_.reset(static_cast<std::byte*>(::operator new(bytes ? bytes : 1, alignment)));
-      data_ = own_.get();
-    }
-  }
-  ~scratch_lease() {
-    if (owner_) owner_->lent = false;
-  }
-  scratch_lease(const scratch_lease&) = delete;
-  scratch_lease& operator=(const scratch_lease&) = delete;
-
-  template <class T>
-  T* as() const noexcept {
-    return reinterpret_cast<T*>(data_);
-  }
-
-private:
-  static constexpr std::align_val_t alignment{64};
-  struct deleter {
-    void operator()(std::byte* p) const noexcept { ::operator delete(p, alignment); }
-  };
-  using block_ptr = std::unique_ptr<std::byte, deleter>;
-  struct pool {
-    block_ptr block;
-    std::size_t capacity = 0;
-    bool lent = false;
-  };
-  static pool& thread_pool() {
-    thread_local pool p;
-    return p;
-  }
-
-  pool* owner_ = nullptr;
-  block_ptr own_;
-  std::byte* data_ = nullptr;
-};
-
-/// Reusable per-thread vectors for a round's steps and requests. Like the
-/// scratch pool, a nested use takes fresh vectors.
-struct round_workspace {
-  std::vector<step> steps;
-  std::vector<MPI_Request> requests;
-};
-
-class workspace_lease {
-public:
-  workspace_lease() {
+  thread_lease() {
     slot& s = thread_slot();
     if (!s.lent) {
       s.lent = true;
       owner_ = &s;
-      ws_ = &s.ws;
+      resource_ = &s.resource;
     } else {
-      ws_ = &own_;
+      own_ = std::make_unique<Resource>();
+      resource_ = own_.get();
     }
-    ws_->steps.clear();
-    ws_->requests.clear();
   }
-  ~workspace_lease() {
+  ~thread_lease() {
     if (owner_) owner_->lent = false;
   }
-  workspace_lease(const workspace_lease&) = delete;
-  workspace_lease& operator=(const workspace_lease&) = delete;
+  thread_lease(const thread_lease&) = delete;
+  thread_lease& operator=(const thread_lease&) = delete;
 
-  round_workspace& operator*() const noexcept { return *ws_; }
-  round_workspace* operator->() const noexcept { return ws_; }
+  Resource& operator*() const noexcept { return *resource_; }
+  Resource* operator->() const noexcept { return resource_; }
 
 private:
   struct slot {
-    round_workspace ws;
+    Resource resource;
     bool lent = false;
   };
   static slot& thread_slot() {
@@ -105,8 +48,36 @@ private:
     return s;
   }
   slot* owner_ = nullptr;
-  round_workspace own_;
-  round_workspace* ws_ = nullptr;
+  std::unique_ptr<Resource> own_;
+  Resource* resource_ = nullptr;
+};
+
+/// Raw, 64-byte aligned scratch memory that only grows.
+class scratch_block {
+public:
+  template <class T>
+  T* reserve(std::size_t elems) {
+    const std::size_t bytes = elems * sizeof(T);
+    if (capacity_ < bytes) {
+      block_.reset(static_cast<std::byte*>(::operator new(bytes, alignment)));
+      capacity_ = bytes;
+    }
+    return reinterpret_cast<T*>(block_.get());
+  }
+
+private:
+  static constexpr std::align_val_t alignment{64};
+  struct deleter {
+    void operator()(std::byte* p) const noexcept { ::operator delete(p, alignment); }
+  };
+  std::unique_ptr<std::byte, deleter> block_;
+  std::size_t capacity_ = 0;
+};
+
+/// A round's steps and requests.
+struct round_workspace {
+  std::vector<step> steps;
+  std::vector<MPI_Request> requests;
 };
 
 }  // namespace hpcoll::detail

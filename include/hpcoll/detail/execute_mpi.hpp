@@ -62,9 +62,9 @@ template <class T, class Op, class Plan>
 void execute_mpi(MPI_Comm comm, int tag, const Plan& plan, const T* input, T* output, const Op& op) {
   const MPI_Datatype type = datatype_of<T>();
   const std::size_t chunk = max_message_elems<T>();
-  scratch_lease scratch(plan.scratch_elems() * sizeof(T));
-  const buffers<T> mem{input, output, scratch.as<T>()};
-  workspace_lease ws;
+  const thread_lease<scratch_block> scratch;
+  const buffers<T> mem{input, output, scratch->reserve<T>(plan.scratch_elems())};
+  const thread_lease<round_workspace> ws;
   auto& steps = ws->steps;
   auto& requests = ws->requests;
 

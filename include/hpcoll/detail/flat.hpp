@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <concepts>
 #include <cstddef>
 #include <utility>
 
@@ -30,43 +31,36 @@ struct rooted_rounds {
   }
 };
 
+/// What a rank contributes to a gather, and where rank q's block lands at
+/// the root: uniform blocks, or the counts and displacements of a gatherv.
+inline std::size_t own_count(const gather_shape& s) { return s.count; }
+inline std::size_t own_count(const gatherv_shape& s) { return s.send_count; }
+inline region root_block(const gather_shape& s, int q) { return out(static_cast<std::size_t>(q) * s.count, s.count); }
+inline region root_block(const gatherv_shape& s, int q) {
+  const auto i = static_cast<std::size_t>(q);
+  return out(s.displs[i], s.counts[i]);
+}
+
+/// Gather and gatherv by single hops into the root's output.
+template <class Shape>
 struct flat_gather_plan {
-  gather_shape s;
+  Shape s;
   rooted_rounds g;
   int rounds() const { return g.rounds(); }
   std::size_t scratch_elems() const { return 0; }
   template <class Emit>
   void round(int r, Emit&& emit) const {
-    const std::size_t n = s.count;
+    const region mine = in(0, own_count(s));
     if (s.rank != s.root) {
-      if (g.my_round(r)) emit(step::send(s.root, in(0, n)));
+      if (g.my_round(r)) emit(step::send(s.root, mine));
       return;
     }
-    if (r == 0 && !s.in_place) emit(step::copy(in(0, n), out(static_cast<std::size_t>(s.root) * n, n)));
-    g.peers(r, [&](int q) { emit(step::recv(q, out(static_cast<std::size_t>(q) * n, n))); });
+    if (r == 0 && !s.in_place) emit(step::copy(mine, root_block(s, s.root)));
+    g.peers(r, [&](int q) { emit(step::recv(q, root_block(s, q))); });
   }
 };
 
-struct flat_gatherv_plan {
-  gatherv_shape s;
-  rooted_rounds g;
-  int rounds() const { return g.rounds(); }
-  std::size_t scratch_elems() const { return 0; }
-  template <class Emit>
-  void round(int r, Emit&& emit) const {
-    if (s.rank != s.root) {
-      if (g.my_round(r)) emit(step::send(s.root, in(0, s.send_count)));
-      return;
-    }
-    const auto me = static_cast<std::size_t>(s.root);
-    if (r == 0 && !s.in_place) emit(step::copy(in(0, s.send_count), out(s.displs[me], s.counts[me])));
-    g.peers(r, [&](int q) {
-      const auto i = static_cast<std::size_t>(q);
-      emit(step::recv(q, out(s.displs[i], s.counts[i])));
-    });
-  }
-};
-
+/// Scatter by single hops from the root's input.
 struct flat_scatter_plan {
   scatter_shape s;
   rooted_rounds g;
@@ -75,14 +69,25 @@ struct flat_scatter_plan {
   template <class Emit>
   void round(int r, Emit&& emit) const {
     const std::size_t n = s.count;
+    const auto block = [&](int q) { return in(static_cast<std::size_t>(q) * n, n); };
     if (s.rank != s.root) {
       if (g.my_round(r)) emit(step::recv(s.root, out(0, n)));
       return;
     }
-    if (r == 0 && !s.in_place) emit(step::copy(in(static_cast<std::size_t>(s.root) * n, n), out(0, n)));
-    g.peers(r, [&](int q) { emit(step::send(q, in(static_cast<std::size_t>(q) * n, n))); });
+    if (r == 0 && !s.in_place) emit(step::copy(block(s.root), out(0, n)));
+    g.peers(r, [&](int q) { emit(step::send(q, block(q))); });
   }
 };
+
+/// The flat plan of a rooted collective with `window` peers per round.
+template <class Shape>
+auto rooted(const Shape& s, int window) {
+  const rooted_rounds g{s.rank, s.size, s.root, std::max(1, window)};
+  if constexpr (std::same_as<Shape, scatter_shape>)
+    return flat_scatter_plan{s, g};
+  else
+    return flat_gather_plan<Shape>{s, g};
+}
 
 /// Where block j of an all-to-all lives: uniform blocks of `count`, or the
 /// counts and displacements of an alltoallv.

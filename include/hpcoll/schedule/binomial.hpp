@@ -36,6 +36,14 @@ struct tree {
       if (v % (2 * c) == 0 && v + c < size) return true;
     return false;
   }
+  /// The blocks of n elements of virtual ranks [first, last) (one piece, see
+  /// pieces()): at the root in `at_root`, where they sit in real-rank order;
+  /// elsewhere in scratch, in virtual-rank order from v.
+  region blocks(buffer at_root, std::size_t n, int first, int last) const {
+    const auto len = static_cast<std::size_t>(last - first) * n;
+    if (v == 0) return {at_root, static_cast<std::size_t>(real(first)) * n, len};
+    return tmp(static_cast<std::size_t>(first - v) * n, len);
+  }
   /// Virtual ranks [first, last) in real-block order: they run up to size − 1
   /// and wrap to real rank 0 at virtual rank size − root. Calls f(first, last)
   /// for each unwrapped piece.
@@ -119,13 +127,7 @@ struct gather_plan {
   bool is_root() const { return t.v == 0; }
   int rounds() const { return std::max(1, t.levels); }
   std::size_t scratch_elems() const { return is_root() || t.subtree() == 1 ? 0 : t.subtree() * s.count; }
-  /// Where virtual rank u's block is at this rank.
-  region block(int first, int last) const {
-    const std::size_t n = s.count;
-    const auto len = static_cast<std::size_t>(last - first) * n;
-    if (is_root()) return out(static_cast<std::size_t>(t.real(first)) * n, len);
-    return tmp(static_cast<std::size_t>(first - t.v) * n, len);
-  }
+  region block(int first, int last) const { return t.blocks(buffer::output, s.count, first, last); }
   template <class Emit>
   void round(int i, Emit&& emit) const {
     const std::size_t n = s.count;
@@ -154,12 +156,7 @@ struct scatter_plan {
   bool is_root() const { return t.v == 0; }
   int rounds() const { return std::max(1, t.levels); }
   std::size_t scratch_elems() const { return is_root() || t.subtree() == 1 ? 0 : t.subtree() * s.count; }
-  region block(int first, int last) const {
-    const std::size_t n = s.count;
-    const auto len = static_cast<std::size_t>(last - first) * n;
-    if (is_root()) return in(static_cast<std::size_t>(t.real(first)) * n, len);
-    return tmp(static_cast<std::size_t>(first - t.v) * n, len);
-  }
+  region block(int first, int last) const { return t.blocks(buffer::input, s.count, first, last); }
   template <class Emit>
   void round(int i, Emit&& emit) const {
     const std::size_t n = s.count;

@@ -130,9 +130,9 @@ struct linear {
   static detail_linear::bcast_plan plan(const bcast_shape& s) { return {s}; }
   static detail_linear::reduce_plan plan(const reduce_shape& s) { return {s}; }
   // Gather, gatherv, scatter and all-to-all serve every peer in one round.
-  static detail::flat_gather_plan plan(const gather_shape& s) { return {s, {s.rank, s.size, s.root, all(s.size)}}; }
-  static detail::flat_gatherv_plan plan(const gatherv_shape& s) { return {s, {s.rank, s.size, s.root, all(s.size)}}; }
-  static detail::flat_scatter_plan plan(const scatter_shape& s) { return {s, {s.rank, s.size, s.root, all(s.size)}}; }
+  static auto plan(const gather_shape& s) { return detail::rooted(s, all(s.size)); }
+  static auto plan(const gatherv_shape& s) { return detail::rooted(s, all(s.size)); }
+  static auto plan(const scatter_shape& s) { return detail::rooted(s, all(s.size)); }
   static auto plan(const alltoall_shape& s) { return detail::exchange(s, all(s.size)); }
   static auto plan(const alltoallv_shape& s) { return detail::exchange(s, all(s.size)); }
   static detail_linear::allgather_plan plan(const allgather_phase& s) { return {s}; }

@@ -18,9 +18,9 @@ struct linear_sync {
   static std::string name() { return "linear_sync<" + std::to_string(Window) + ">"; }
   static constexpr int window = Window;
 
-  static detail::flat_gather_plan plan(const gather_shape& s) { return {s, {s.rank, s.size, s.root, Window}}; }
-  static detail::flat_gatherv_plan plan(const gatherv_shape& s) { return {s, {s.rank, s.size, s.root, Window}}; }
-  static detail::flat_scatter_plan plan(const scatter_shape& s) { return {s, {s.rank, s.size, s.root, Window}}; }
+  static auto plan(const gather_shape& s) { return detail::rooted(s, Window); }
+  static auto plan(const gatherv_shape& s) { return detail::rooted(s, Window); }
+  static auto plan(const scatter_shape& s) { return detail::rooted(s, Window); }
   static auto plan(const alltoall_shape& s) { return detail::exchange(s, Window); }
   /// The plan refers to the counts and displacements of `s`, which must
   /// outlive it (the collective keeps them for the duration of the call).
