@@ -11,7 +11,6 @@
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "../check.hpp"
 #include "../communicator.hpp"
@@ -161,20 +160,20 @@ void run_collective(const communicator& c, std::string_view collective, const Sh
                     const Op& op, CountCheck count_check = {}) {
   // Drawn before any check can throw, so every rank keeps the same sequence.
   const int tag = c.next_tag();
-  const std::string schedule = schedule_name<S>();
   if (Check::enabled()) {
+    const std::string schedule = schedule_name<S>();
     agree(c, collective, schedule, args.problem(), sig, static_cast<std::int64_t>(sizeof(T)));
     if constexpr (!std::same_as<CountCheck, no_count_check>) agree_no_problem(c, collective, schedule, count_check());
   } else if (!args.problem().empty()) {
-    throw error(collective, schedule, args.problem());
+    throw error(collective, schedule_name<S>(), args.problem());
   }
   try {
     execute_mpi(c.native(), tag, plan_for<S>(shape), input, output, op);
   } catch (const error& e) {
     if (!e.collective().empty()) throw;
     // An MPI failure: name the collective and schedule it happened in.
-    std::string what = e.what();
-    throw error(collective, schedule, what.substr(what.find(": ") + 2), e.mpi_code());
+    const std::string what = e.what();
+    throw error(collective, schedule_name<S>(), what.substr(what.find(": ") + 2), e.mpi_code());
   }
 }
 
