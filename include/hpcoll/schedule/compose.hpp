@@ -62,8 +62,8 @@ template <class Reduce, class Bcast>
 struct reduce_bcast {
   static std::string name() { return composite_name<Reduce, Bcast>("reduce_bcast"); }
   static auto plan(const allreduce_shape& s) {
-    const reduce_shape r{s.rank, s.size, 0, s.count, s.commutative, s.in_place && s.rank == 0};
-    const bcast_shape b{s.rank, s.size, 0, s.count};
+    const reduce_shape r{s.rank, s.size, 0, s.count, s.commutative, s.in_place && s.rank == 0, s.elem_size};
+    const bcast_shape b{s.rank, s.size, 0, s.count, s.elem_size};
     return detail::sequence(Reduce::plan(r), Bcast::plan(b));
   }
 };
