@@ -1,0 +1,659 @@
+// hpcoll_bench: Google Benchmark suite of every collective with every schedule
+// that serves it, next to the free function ("default") and the native MPI call.
+//
+//   mpiexec -n P hpcoll_bench [--hpcoll_collectives=a,b] [--hpcoll_sizes=MIN:MAX]
+//                             [--hpcoll_native_label=LABEL] [--hpcoll_only_native]
+//                             [--hpcoll_no_memcpy] [--benchmark_*...]
+//
+// Benchmark names are <collective>/<schedule>/<S>, S in bytes (elements are
+// int, 4 bytes, op sum). S follows the NCCL convention: the vector for bcast,
+// reduce and allreduce; the whole p-block buffer for the others, whose block
+// is floor(S / 4p) elements — S is then reported as the actual p × block × 4
+// bytes, and a size with an empty block is skipped. The memcpy/copy/<S> rows
+// time one core's memory copy on rank 0 while the other ranks sleep.
+//
+// Timing of a collective: one warm-up call per row, a barrier before each
+// timed batch, per iteration the slowest rank's time (MPI_Allreduce MAX) as
+// the manual iteration time, so every rank takes the same decisions. Only
+// rank 0 reports and writes --benchmark_out.
+#include <benchmark/benchmark.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <boost/hana/concat.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/type.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <hpcoll/hpcoll.hpp>
+#include <iostream>
+#include <memory>
+#include <ostream>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace hana = boost::hana;
+namespace S = hpcoll::schedule;
+
+namespace {
+
+using elem = int;  // 4 bytes: every size from 4 B up is a whole number of elements
+constexpr std::size_t elem_bytes = sizeof(elem);
+constexpr int root = 0;
+
+// ---------------------------------------------------------------------------
+// Options
+// ---------------------------------------------------------------------------
+struct options {
+  std::vector<std::string> collectives;  // empty: all
+  std::size_t min_bytes = 4;
+  std::size_t max_bytes = std::size_t{16} << 20;
+  std::string native_label = "native";
+  bool only_native = false;
+  bool memcpy = true;
+};
+
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::size_t parse_bytes(const std::string& text) {
+  std::size_t used = 0;
+  unsigned long long value = 0;
+  try {
+    value = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size()) throw usage_error("--hpcoll_sizes: '" + text + "' is not a byte count");
+  return static_cast<std::size_t>(value);
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t end; (end = text.find(sep, start)) != std::string::npos; start = end + 1)
+    parts.push_back(text.substr(start, end - start));
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+/// Removes the --hpcoll_* flags from argv and returns them parsed.
+options parse_options(int& argc, char** argv) {
+  options o;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value_of = [&](std::string_view flag) -> const char* {
+      const std::string prefix = std::string(flag) + "=";
+      return arg.starts_with(prefix) ? argv[i] + prefix.size() : nullptr;
+    };
+    if (const char* v = value_of("--hpcoll_collectives")) {
+      o.collectives = split(v, ',');
+    } else if (const char* v = value_of("--hpcoll_sizes")) {
+      const auto range = split(v, ':');
+      if (range.size() != 2) throw usage_error("--hpcoll_sizes needs MIN:MAX");
+      o.min_bytes = parse_bytes(range[0]);
+      o.max_bytes = parse_bytes(range[1]);
+      if (o.min_bytes == 0 || o.min_bytes % elem_bytes != 0 || o.max_bytes < o.min_bytes)
+        throw usage_error("--hpcoll_sizes: MIN must be a positive multiple of 4 and MAX >= MIN");
+    } else if (const char* v = value_of("--hpcoll_native_label")) {
+      o.native_label = v;
+      if (o.native_label.empty() || o.native_label.find('/') != std::string::npos)
+        throw usage_error("--hpcoll_native_label must be non-empty and contain no '/'");
+    } else if (arg == "--hpcoll_only_native") {
+      o.only_native = true;
+    } else if (arg == "--hpcoll_no_memcpy") {
+      o.memcpy = false;
+    } else if (arg.starts_with("--hpcoll")) {
+      throw usage_error("unknown flag " + arg);
+    } else {
+      // Each rank would shuffle the benchmarks its own way: collectives would
+      // not match across ranks.
+      if (arg.starts_with("--benchmark_enable_random_interleaving") &&
+          !(arg.ends_with("=false") || arg.ends_with("=0")))
+        throw usage_error("--benchmark_enable_random_interleaving cannot be used with MPI");
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  argv[argc] = nullptr;
+  return o;
+}
+
+/// The sizes MIN, 4 MIN, 16 MIN, ... up to MAX.
+std::vector<std::size_t> sizes(const options& o) {
+  std::vector<std::size_t> out;
+  for (std::size_t s = o.min_bytes; s <= o.max_bytes; s *= 4) out.push_back(s);
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// One call's buffers and counts
+// ---------------------------------------------------------------------------
+struct call_args {
+  const hpcoll::communicator* comm = nullptr;
+  MPI_Comm world = MPI_COMM_WORLD;
+  int rank = 0;
+  std::size_t p = 1;
+  std::size_t n = 0;  // vector elements (bcast, reduce, allreduce) or block elements (the others)
+  elem* in = nullptr;
+  elem* out = nullptr;
+  std::vector<std::size_t> counts, displs;  // equal blocks, for gatherv and alltoallv
+  std::vector<int> mpi_counts, mpi_displs;
+
+  int count() const { return static_cast<int>(n); }
+  bool is_root() const { return rank == root; }
+  std::span<const elem> input(std::size_t elems) const { return {in, elems}; }
+  std::span<elem> output(std::size_t elems) const { return {out, elems}; }
+};
+
+// ---------------------------------------------------------------------------
+// The collectives: schedules, bus-bandwidth factor, hpcoll and MPI calls.
+// args(a) are the arguments after the communicator, shared by the free
+// function and the collective object.
+// ---------------------------------------------------------------------------
+enum class sizing { vector, blocks };
+
+struct bcast_bench {
+  static constexpr const char* name = "bcast";
+  static constexpr sizing size_rule = sizing::vector;
+  static double bus_factor(double) { return 1; }
+  static constexpr auto schedules() {
+    return hana::tuple_t<S::linear, S::binomial, S::scatter_ring_allgather, S::scatter_recursive_doubling_allgather>;
+  }
+  template <class Sch>
+  using object = hpcoll::Bcast<Sch>;
+  static void call_default(auto&&... a) { hpcoll::bcast(a...); }
+  static auto args(const call_args& a) { return std::tuple(a.output(a.n), root); }
+  static void native(const call_args& a) { MPI_Bcast(a.out, a.count(), MPI_INT, root, a.world); }
+};
+
+struct reduce_bench {
+  static constexpr const char* name = "reduce";
+  static constexpr sizing size_rule = sizing::vector;
+  static double bus_factor(double) { return 1; }
+  static constexpr auto schedules() { return hana::tuple_t<S::linear, S::binomial>; }
+  template <class Sch>
+  using object = hpcoll::Reduce<Sch>;
+  static void call_default(auto&&... a) { hpcoll::reduce(a...); }
+  static auto args(const call_args& a) { return std::tuple(a.input(a.n), a.output(a.n), hpcoll::op::sum{}, root); }
+  static void native(const call_args& a) { MPI_Reduce(a.in, a.out, a.count(), MPI_INT, MPI_SUM, root, a.world); }
+};
+
+struct allreduce_bench {
+  static constexpr const char* name = "allreduce";
+  static constexpr sizing size_rule = sizing::vector;
+  static double bus_factor(double p) { return 2 * (p - 1) / p; }
+  static constexpr auto schedules() {
+    return hana::tuple_t<S::recursive_doubling, S::ring, S::segmented_ring<>, S::rabenseifner, S::linear,
+                         S::reduce_bcast<S::binomial, S::binomial>>;
+  }
+  template <class Sch>
+  using object = hpcoll::Allreduce<Sch>;
+  static void call_default(auto&&... a) { hpcoll::allreduce(a...); }
+  static auto args(const call_args& a) { return std::tuple(a.input(a.n), a.output(a.n), hpcoll::op::sum{}); }
+  static void native(const call_args& a) { MPI_Allreduce(a.in, a.out, a.count(), MPI_INT, MPI_SUM, a.world); }
+};
+
+/// (p − 1)/p: the collectives whose S is the whole p-block buffer.
+struct block_collective {
+  static constexpr sizing size_rule = sizing::blocks;
+  static double bus_factor(double p) { return (p - 1) / p; }
+};
+
+struct gather_bench : block_collective {
+  static constexpr const char* name = "gather";
+  static constexpr auto schedules() { return hana::tuple_t<S::linear, S::linear_sync<8>, S::binomial>; }
+  template <class Sch>
+  using object = hpcoll::Gather<Sch>;
+  static void call_default(auto&&... a) { hpcoll::gather(a...); }
+  static auto args(const call_args& a) { return std::tuple(a.input(a.n), a.output(a.is_root() ? a.n * a.p : 0), root); }
+  static void native(const call_args& a) {
+    MPI_Gather(a.in, a.count(), MPI_INT, a.out, a.count(), MPI_INT, root, a.world);
+  }
+};
+
+struct gatherv_bench : block_collective {
+  static constexpr const char* name = "gatherv";
+  static constexpr auto schedules() { return hana::tuple_t<S::linear, S::linear_sync<8>>; }
+  template <class Sch>
+  using object = hpcoll::Gatherv<Sch>;
+  static void call_default(auto&&... a) { hpcoll::gatherv(a...); }
+  static auto args(const call_args& a) {
+    return std::tuple(a.input(a.n), a.output(a.n * a.p), std::span(a.counts), std::span(a.displs), root);
+  }
+  static void native(const call_args& a) {
+    MPI_Gatherv(a.in, a.count(), MPI_INT, a.out, a.mpi_counts.data(), a.mpi_displs.data(), MPI_INT, root, a.world);
+  }
+};
+
+struct scatter_bench : block_collective {
+  static constexpr const char* name = "scatter";
+  static constexpr auto schedules() { return hana::tuple_t<S::linear, S::linear_sync<8>, S::binomial>; }
+  template <class Sch>
+  using object = hpcoll::Scatter<Sch>;
+  static void call_default(auto&&... a) { hpcoll::scatter(a...); }
+  static auto args(const call_args& a) { return std::tuple(a.input(a.is_root() ? a.n * a.p : 0), a.output(a.n), root); }
+  static void native(const call_args& a) {
+    MPI_Scatter(a.in, a.count(), MPI_INT, a.out, a.count(), MPI_INT, root, a.world);
+  }
+};
+
+struct allgather_bench : block_collective {
+  static constexpr const char* name = "allgather";
+  static constexpr auto schedules() { return hana::tuple_t<S::linear, S::ring, S::recursive_doubling, S::bruck>; }
+  template <class Sch>
+  using object = hpcoll::Allgather<Sch>;
+  static void call_default(auto&&... a) { hpcoll::allgather(a...); }
+  static auto args(const call_args& a) { return std::tuple(a.input(a.n), a.output(a.n * a.p)); }
+  static void native(const call_args& a) {
+    MPI_Allgather(a.in, a.count(), MPI_INT, a.out, a.count(), MPI_INT, a.world);
+  }
+};
+
+struct reduce_scatter_block_bench : block_collective {
+  static constexpr const char* name = "reduce_scatter_block";
+  static constexpr auto schedules() {
+    return hana::tuple_t<S::linear, S::ring, S::segmented_ring<>, S::recursive_halving>;
+  }
+  template <class Sch>
+  using object = hpcoll::ReduceScatterBlock<Sch>;
+  static void call_default(auto&&... a) { hpcoll::reduce_scatter_block(a...); }
+  static auto args(const call_args& a) { return std::tuple(a.input(a.n * a.p), a.output(a.n), hpcoll::op::sum{}); }
+  static void native(const call_args& a) {
+    MPI_Reduce_scatter_block(a.in, a.out, a.count(), MPI_INT, MPI_SUM, a.world);
+  }
+};
+
+struct alltoall_bench : block_collective {
+  static constexpr const char* name = "alltoall";
+  static constexpr auto schedules() { return hana::tuple_t<S::linear, S::linear_sync<8>, S::pairwise, S::bruck>; }
+  template <class Sch>
+  using object = hpcoll::Alltoall<Sch>;
+  static void call_default(auto&&... a) { hpcoll::alltoall(a...); }
+  static auto args(const call_args& a) { return std::tuple(a.input(a.n * a.p), a.output(a.n * a.p)); }
+  static void native(const call_args& a) { MPI_Alltoall(a.in, a.count(), MPI_INT, a.out, a.count(), MPI_INT, a.world); }
+};
+
+struct alltoallv_bench : block_collective {
+  static constexpr const char* name = "alltoallv";
+  static constexpr auto schedules() { return hana::tuple_t<S::linear, S::linear_sync<8>, S::pairwise>; }
+  template <class Sch>
+  using object = hpcoll::Alltoallv<Sch>;
+  static void call_default(auto&&... a) { hpcoll::alltoallv(a...); }
+  static auto args(const call_args& a) {
+    const std::span counts(a.counts), displs(a.displs);
+    return std::tuple(a.input(a.n * a.p), counts, displs, a.output(a.n * a.p), counts, displs);
+  }
+  static void native(const call_args& a) {
+    MPI_Alltoallv(a.in, a.mpi_counts.data(), a.mpi_displs.data(), MPI_INT, a.out, a.mpi_counts.data(),
+                  a.mpi_displs.data(), MPI_INT, a.world);
+  }
+};
+
+constexpr auto all_collectives =
+    hana::tuple_t<bcast_bench, reduce_bench, allreduce_bench, gather_bench, gatherv_bench, scatter_bench,
+                  allgather_bench, reduce_scatter_block_bench, alltoall_bench, alltoallv_bench>;
+
+/// Pseudo-schedules: the native MPI call and hpcoll's free function.
+struct native_call {};
+struct default_call {};
+
+template <class D, class Sch>
+void invoke(const call_args& a) {
+  if constexpr (std::is_same_v<Sch, native_call>) {
+    D::native(a);
+  } else {
+    std::apply(
+        [&](const auto&... rest) {
+          if constexpr (std::is_same_v<Sch, default_call>)
+            D::call_default(*a.comm, rest...);
+          else
+            typename D::template object<Sch>{}(*a.comm, rest...);
+        },
+        D::args(a));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Timing and counters
+// ---------------------------------------------------------------------------
+struct row {
+  double bytes = 0;  // S
+  double np = 1;
+  double bus_factor = 1;
+  bool warmed_up = false;
+};
+
+void set_bandwidth_counters(benchmark::State& state, const row& r, double seconds_per_call) {
+  const double algbw = seconds_per_call > 0 ? r.bytes / seconds_per_call / 1e9 : 0;
+  state.counters["bytes"] = benchmark::Counter(r.bytes);
+  state.counters["np"] = benchmark::Counter(r.np);
+  state.counters["algbw_GBps"] = benchmark::Counter(algbw);
+  state.counters["busbw_GBps"] = benchmark::Counter(algbw * r.bus_factor);
+}
+
+/// Runs `call` once per iteration; the iteration time is the slowest rank's.
+template <class Call>
+void time_collective(benchmark::State& state, row& r, MPI_Comm world, Call&& call) {
+  if (!r.warmed_up) {
+    call();
+    r.warmed_up = true;
+  }
+  MPI_Barrier(world);
+  double total = 0;
+  for (auto _ : state) {
+    const double start = MPI_Wtime();
+    call();
+    const double local = MPI_Wtime() - start;
+    double slowest = 0;
+    MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, world);
+    state.SetIterationTime(slowest);
+    total += slowest;
+  }
+  set_bandwidth_counters(state, r,
+                         total / static_cast<double>(std::max<benchmark::IterationCount>(state.iterations(), 1)));
+}
+
+// ---------------------------------------------------------------------------
+// Registration
+// ---------------------------------------------------------------------------
+struct buffers {
+  std::vector<elem> in, out;
+};
+
+std::string schedule_label(const options& o, auto schedule_type) {
+  using Sch = typename decltype(schedule_type)::type;
+  if constexpr (std::is_same_v<Sch, native_call>)
+    return o.native_label;
+  else if constexpr (std::is_same_v<Sch, default_call>)
+    return "default";
+  else
+    return hpcoll::schedule_name<Sch>();
+}
+
+/// Block elements (or vector elements) for a nominal size S; 0 = skip.
+template <class D>
+std::size_t elements_for(std::size_t bytes, std::size_t p) {
+  if constexpr (D::size_rule == sizing::vector)
+    return bytes / elem_bytes;
+  else
+    return bytes / (elem_bytes * p);
+}
+
+template <class D>
+void register_collective(const options& o, const hpcoll::communicator& comm, buffers& buf) {
+  const std::size_t p = static_cast<std::size_t>(comm.size());
+  auto rows = hana::concat(hana::tuple_t<native_call, default_call>, D::schedules());
+  hana::for_each(rows, [&](auto schedule_type) {
+    using Sch = typename decltype(schedule_type)::type;
+    if (o.only_native && !std::is_same_v<Sch, native_call>) return;
+    const std::string label = schedule_label(o, schedule_type);
+    for (std::size_t nominal : sizes(o)) {
+      call_args a;
+      a.comm = &comm;
+      a.rank = comm.rank();
+      a.p = p;
+      a.n = elements_for<D>(nominal, p);
+      if (a.n == 0) continue;
+      a.in = buf.in.data();
+      a.out = buf.out.data();
+      for (std::size_t q = 0; q < p; ++q) {
+        a.counts.push_back(a.n);
+        a.displs.push_back(q * a.n);
+        a.mpi_counts.push_back(static_cast<int>(a.n));
+        a.mpi_displs.push_back(static_cast<int>(q * a.n));
+      }
+      const std::size_t bytes = a.n * elem_bytes * (D::size_rule == sizing::vector ? 1 : p);
+      auto r = std::make_shared<row>(
+          row{static_cast<double>(bytes), static_cast<double>(p), D::bus_factor(static_cast<double>(p)), false});
+      const std::string name = std::string(D::name) + "/" + label + "/" + std::to_string(bytes);
+      benchmark::RegisterBenchmark(name.c_str(),
+                                   [a = std::move(a), r](benchmark::State& state) {
+                                     time_collective(state, *r, a.world, [&] { invoke<D, Sch>(a); });
+                                   })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+    }
+  });
+}
+
+/// memcpy/copy/<S>: one core's copy bandwidth (registered on rank 0 only; it
+/// sends no message, the other ranks wait for it in wait_for_rank0()).
+void register_memcpy(const options& o, buffers& buf) {
+  for (std::size_t bytes : sizes(o)) {
+    const std::string name = "memcpy/copy/" + std::to_string(bytes);
+    benchmark::RegisterBenchmark(
+        name.c_str(),
+        [bytes, src = buf.in.data(), dst = buf.out.data()](benchmark::State& state) {
+          std::memcpy(dst, src, bytes);  // warm-up, not timed
+          const auto start = std::chrono::steady_clock::now();
+          for (auto _ : state) {
+            std::memcpy(dst, src, bytes);
+            benchmark::DoNotOptimize(dst);
+            benchmark::ClobberMemory();
+          }
+          const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+          const double copied = static_cast<double>(bytes) * static_cast<double>(state.iterations());
+          state.counters["bytes"] = benchmark::Counter(static_cast<double>(bytes));
+          state.counters["np"] = benchmark::Counter(1);
+          state.counters["GBps"] = benchmark::Counter(elapsed.count() > 0 ? copied / elapsed.count() / 1e9 : 0);
+        })
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
+}
+
+/// A barrier the waiting ranks sleep through, so they leave rank 0's core alone.
+void sleeping_barrier(MPI_Comm comm) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Ibarrier(comm, &request);
+  for (int done = 0; MPI_Test(&request, &done, MPI_STATUS_IGNORE), !done;)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+// ---------------------------------------------------------------------------
+// Reporting: rank 0 only
+// ---------------------------------------------------------------------------
+/// Forwards to another reporter with Google Benchmark's time type
+/// ("/manual_time", "/real_time") dropped from every name, so that names read
+/// <collective>/<schedule>/<S>.
+class plain_names final : public benchmark::BenchmarkReporter {
+ public:
+  explicit plain_names(std::unique_ptr<benchmark::BenchmarkReporter> inner) : inner_(std::move(inner)) {}
+  bool ReportContext(const Context& context) override {
+    // The library sets the streams on this reporter (the output file for the
+    // file reporter) before the first report.
+    inner_->SetOutputStream(&GetOutputStream());
+    inner_->SetErrorStream(&GetErrorStream());
+    return inner_->ReportContext(context);
+  }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    std::vector<Run> renamed = runs;
+    for (Run& run : renamed) run.run_name.time_type.clear();
+    inner_->ReportRuns(renamed);
+  }
+  void Finalize() override { inner_->Finalize(); }
+
+ private:
+  std::unique_ptr<benchmark::BenchmarkReporter> inner_;
+};
+
+/// rank 0's console: forwards whole lines, without a trailing "/manual_time"
+/// or "/real_time" (the names --benchmark_list_tests prints).
+class plain_name_lines final : public std::streambuf {
+ public:
+  explicit plain_name_lines(std::ostream& out) : out_(out) {}
+  ~plain_name_lines() override { out_ << line_ << std::flush; }
+
+ protected:
+  int overflow(int c) override {
+    if (c == traits_type::eof()) return 0;
+    if (c != '\n') {
+      line_.push_back(static_cast<char>(c));
+      return c;
+    }
+    for (std::string_view suffix : {"/manual_time", "/real_time"})
+      if (std::string_view(line_).ends_with(suffix)) line_.resize(line_.size() - suffix.size());
+    out_ << line_ << '\n' << std::flush;
+    line_.clear();
+    return c;
+  }
+
+ private:
+  std::ostream& out_;
+  std::string line_;
+};
+
+struct null_buffer : std::streambuf {
+  int overflow(int c) override { return c; }
+};
+
+/// The other ranks' reporter: prints nothing, not even --benchmark_list_tests.
+class null_reporter final : public benchmark::BenchmarkReporter {
+ public:
+  null_reporter() : sink_(&buffer_) {
+    SetOutputStream(&sink_);
+    SetErrorStream(&sink_);
+  }
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+
+ private:
+  null_buffer buffer_;
+  std::ostream sink_;
+};
+
+/// --benchmark_out and --benchmark_out_format as the library will read them
+/// (the last flag wins; the environment supplies the defaults).
+struct output_file {
+  std::string path;
+  std::string format = "json";
+};
+
+output_file output_file_flags(int argc, char** argv) {
+  output_file f;
+  if (const char* env = std::getenv("BENCHMARK_OUT")) f.path = env;
+  if (const char* env = std::getenv("BENCHMARK_OUT_FORMAT")) f.format = env;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.starts_with("--benchmark_out=")) f.path = arg.substr(arg.find('=') + 1);
+    if (arg.starts_with("--benchmark_out_format=")) f.format = arg.substr(arg.find('=') + 1);
+  }
+  if (f.format != "json" && f.format != "console")
+    throw usage_error("--benchmark_out_format=" + f.format + ": hpcoll_bench writes json or console");
+  return f;
+}
+
+std::unique_ptr<benchmark::BenchmarkReporter> file_reporter(const output_file& f) {
+  if (f.path.empty()) return nullptr;
+  if (f.format == "console")
+    return std::make_unique<plain_names>(
+        std::make_unique<benchmark::ConsoleReporter>(benchmark::ConsoleReporter::OO_None));
+  return std::make_unique<plain_names>(std::make_unique<benchmark::JSONReporter>());
+}
+
+/// On ranks != 0: drop --benchmark_out* and force an empty output file name
+/// (overriding a BENCHMARK_OUT environment default), so only rank 0 writes it.
+std::vector<char*> without_output_file(int argc, char** argv) {
+  static char no_out[] = "--benchmark_out=";
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i)
+    if (!std::string_view(argv[i]).starts_with("--benchmark_out")) args.push_back(argv[i]);
+  args.push_back(no_out);
+  args.push_back(nullptr);
+  return args;
+}
+
+std::string mpi_library_version() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  std::string text(version, static_cast<std::size_t>(length));
+  return text.substr(0, text.find_first_of("\r\n"));
+}
+
+int run(int argc, char** argv, int rank, int size) {
+  options o;
+  output_file out;
+  try {
+    o = parse_options(argc, argv);
+    out = output_file_flags(argc, argv);
+    if (!o.collectives.empty())
+      for (const std::string& name : o.collectives) {
+        bool known = false;
+        hana::for_each(all_collectives, [&](auto d) { known = known || name == decltype(d)::type::name; });
+        if (!known) throw usage_error("--hpcoll_collectives: unknown collective '" + name + "'");
+      }
+  } catch (const usage_error& e) {
+    if (rank == 0) std::fprintf(stderr, "hpcoll_bench: %s\n", e.what());
+    return 2;
+  }
+
+  std::vector<char*> args(argv, argv + argc + 1);
+  if (rank != 0) args = without_output_file(argc, argv);
+  int bench_argc = static_cast<int>(args.size()) - 1;
+  benchmark::Initialize(&bench_argc, args.data());
+  // Every rank sees the same leftovers; rank 0 names them.
+  if (rank == 0 ? benchmark::ReportUnrecognizedArguments(bench_argc, args.data()) : bench_argc > 1) return 2;
+
+  benchmark::AddCustomContext("np", std::to_string(size));
+  benchmark::AddCustomContext("mpi_library", mpi_library_version());
+  benchmark::AddCustomContext("hpcoll_native_label", o.native_label);
+  benchmark::AddCustomContext("cores", std::to_string(std::thread::hardware_concurrency()));
+
+  const hpcoll::communicator comm(MPI_COMM_WORLD);
+  const auto all_sizes = sizes(o);
+  const std::size_t max_elems = all_sizes.empty() ? 0 : all_sizes.back() / elem_bytes;
+  buffers buf{std::vector<elem>(max_elems, 1), std::vector<elem>(max_elems, 0)};
+
+  hana::for_each(all_collectives, [&](auto d) {
+    using D = typename decltype(d)::type;
+    if (o.collectives.empty() || std::ranges::find(o.collectives, D::name) != o.collectives.end())
+      register_collective<D>(o, comm, buf);
+  });
+  if (o.memcpy && !o.only_native && rank == 0) register_memcpy(o, buf);
+
+  if (rank == 0) {
+    plain_name_lines lines(std::cout);
+    std::ostream console(&lines);
+    plain_names display(std::unique_ptr<benchmark::BenchmarkReporter>(benchmark::CreateDefaultDisplayReporter()));
+    display.SetOutputStream(&console);
+    const auto file = file_reporter(out);
+    benchmark::RunSpecifiedBenchmarks(&display, file.get());
+  } else {
+    null_reporter quiet;
+    benchmark::RunSpecifiedBenchmarks(&quiet);
+  }
+  sleeping_barrier(MPI_COMM_WORLD);  // rank 0 may still be timing memcpy
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int rc = 0;
+  try {
+    rc = run(argc, argv, rank, size);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hpcoll_bench [rank %d]: %s\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return rc;
+}
