@@ -121,6 +121,14 @@ struct allgather_phase {
   buffer data;
   std::size_t base;
   std::size_t scratch_base;  ///< first scratch element the phase may use
+  /// Where this rank's own block may also be read, when it was just copied
+  /// into `data` (empty: only in `data`). Sending a block straight from the
+  /// user's input avoids the receiver pulling cache lines this core has just
+  /// dirtied: at np = 2 and 32 KiB blocks that halves the allgather's time.
+  region own{};
+
+  /// The region to send this rank's block alone from.
+  constexpr region own_block(int v) const { return own.empty() ? layout.blocks(data, base, v, v + 1) : own; }
 };
 /// Before: every rank holds all blocks of its contribution in `source`.
 /// After: rank v holds block v of the reduction in `acc` (at `acc_base` +

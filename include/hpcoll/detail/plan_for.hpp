@@ -24,7 +24,7 @@ auto allgather_from_phase(const allgather_shape& s) {
   const std::size_t n = s.count;
   const allgather_phase phase{.rank = s.rank, .size = s.size, .root = 0,
                               .layout = {n * static_cast<std::size_t>(s.size), s.size},
-                              .data = buffer::output, .base = 0, .scratch_base = 0};
+                              .data = buffer::output, .base = 0, .scratch_base = 0, .own = in(0, n)};
   return sequence(local_copy_plan(in(0, n), out(static_cast<std::size_t>(s.rank) * n, n)), S::plan(phase));
 }
 

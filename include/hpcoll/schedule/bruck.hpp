@@ -47,7 +47,7 @@ struct allgather_plan {
     const int d = 1 << k;
     const int c = std::min(d, p - d);
     emit(step::recv(real_rank((v + d) % p, s.root, p), slots(d, d + c)));
-    emit(step::send(real_rank((v - d + p) % p, s.root, p), slots(0, c)));
+    emit(step::send(real_rank((v - d + p) % p, s.root, p), k == 0 ? s.own_block(v) : slots(0, c)));
   }
 };
 

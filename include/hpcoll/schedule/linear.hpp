@@ -67,7 +67,7 @@ struct allgather_plan {
     for (int u = 0; u < s.size; ++u) {
       if (u == v) continue;
       const int peer = real_rank(u, s.root, s.size);
-      emit(step::send(peer, s.layout.blocks(s.data, s.base, v, v + 1)));
+      emit(step::send(peer, s.own_block(v)));
       emit(step::recv(peer, s.layout.blocks(s.data, s.base, u, u + 1)));
     }
   }

@@ -82,7 +82,7 @@ struct allgather_plan {
   void round(int r, Emit&& emit) const {
     const int u = virtual_rank(s.rank, s.root, s.size);
     if (folds() && r == 0) {
-      if (f.is_extra(u)) emit(step::send(real(u + 1), blocks(u, u + 1)));
+      if (f.is_extra(u)) emit(step::send(real(u + 1), s.own_block(u)));
       if (f.has_extra(u)) emit(step::recv(real(u - 1), blocks(u - 1, u)));
       return;
     }
@@ -104,7 +104,9 @@ struct allgather_plan {
     const int mine = v & ~(width - 1);
     const int theirs = w & ~(width - 1);
     emit(step::recv(real(f.real(w)), group(theirs, width)));
-    emit(step::send(real(f.real(w)), group(mine, width)));
+    // A virtual rank standing for one real rank sends its own block alone first.
+    const bool alone = width == 1 && f.first(mine) + 1 == f.first(mine + 1);
+    emit(step::send(real(f.real(w)), alone ? s.own_block(u) : group(mine, width)));
   }
 };
 }  // namespace detail_recursive_doubling

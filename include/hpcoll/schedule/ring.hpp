@@ -30,7 +30,8 @@ struct allgather_plan {
     const int send_block = mod(v - k, p);
     const int recv_block = mod(v - k - 1, p);
     emit(step::recv(real_rank(mod(v - 1, p), s.root, p), s.layout.blocks(s.data, s.base, recv_block, recv_block + 1)));
-    emit(step::send(real_rank(mod(v + 1, p), s.root, p), s.layout.blocks(s.data, s.base, send_block, send_block + 1)));
+    const region outgoing = k == 0 ? s.own_block(v) : s.layout.blocks(s.data, s.base, send_block, send_block + 1);
+    emit(step::send(real_rank(mod(v + 1, p), s.root, p), outgoing));
   }
 };
 
