@@ -22,10 +22,10 @@ constexpr int windows(int peers, int window) { return peers <= 0 ? 1 : (peers + 
 /// ((q - root - 1) mod size)-th peer and is served in round index / window.
 struct rooted_rounds {
   int rank, size, root, window;
-  int rounds() const { return windows(size - 1, window); }
-  bool my_round(int r) const { return ((rank - root - 1 + size) % size) / window == r; }
+  constexpr int rounds() const { return windows(size - 1, window); }
+  constexpr bool my_round(int r) const { return ((rank - root - 1 + size) % size) / window == r; }
   template <class F>
-  void peers(int r, F&& f) const {
+  constexpr void peers(int r, F&& f) const {
     const int last = std::min(size - 1, (r + 1) * window);
     for (int i = r * window; i < last; ++i) f((root + 1 + i) % size);
   }
@@ -33,10 +33,10 @@ struct rooted_rounds {
 
 /// What a rank contributes to a gather, and where rank q's block lands at
 /// the root: uniform blocks, or the counts and displacements of a gatherv.
-inline std::size_t own_count(const gather_shape& s) { return s.count; }
-inline std::size_t own_count(const gatherv_shape& s) { return s.send_count; }
-inline region root_block(const gather_shape& s, int q) { return out(static_cast<std::size_t>(q) * s.count, s.count); }
-inline region root_block(const gatherv_shape& s, int q) {
+inline constexpr std::size_t own_count(const gather_shape& s) { return s.count; }
+inline constexpr std::size_t own_count(const gatherv_shape& s) { return s.send_count; }
+inline constexpr region root_block(const gather_shape& s, int q) { return out(static_cast<std::size_t>(q) * s.count, s.count); }
+inline constexpr region root_block(const gatherv_shape& s, int q) {
   const auto i = static_cast<std::size_t>(q);
   return out(s.displs[i], s.counts[i]);
 }
@@ -46,10 +46,10 @@ template <class Shape>
 struct flat_gather_plan {
   Shape s;
   rooted_rounds g;
-  int rounds() const { return g.rounds(); }
-  std::size_t scratch_elems() const { return 0; }
+  constexpr int rounds() const { return g.rounds(); }
+  constexpr std::size_t scratch_elems() const { return 0; }
   template <class Emit>
-  void round(int r, Emit&& emit) const {
+  constexpr void round(int r, Emit&& emit) const {
     const region mine = in(0, own_count(s));
     if (s.rank != s.root) {
       if (g.my_round(r)) emit(step::send(s.root, mine));
@@ -64,10 +64,10 @@ struct flat_gather_plan {
 struct flat_scatter_plan {
   scatter_shape s;
   rooted_rounds g;
-  int rounds() const { return g.rounds(); }
-  std::size_t scratch_elems() const { return 0; }
+  constexpr int rounds() const { return g.rounds(); }
+  constexpr std::size_t scratch_elems() const { return 0; }
   template <class Emit>
-  void round(int r, Emit&& emit) const {
+  constexpr void round(int r, Emit&& emit) const {
     const std::size_t n = s.count;
     const auto block = [&](int q) { return in(static_cast<std::size_t>(q) * n, n); };
     if (s.rank != s.root) {
@@ -81,7 +81,7 @@ struct flat_scatter_plan {
 
 /// The flat plan of a rooted collective with `window` peers per round.
 template <class Shape>
-auto rooted(const Shape& s, int window) {
+constexpr auto rooted(const Shape& s, int window) {
   const rooted_rounds g{s.rank, s.size, s.root, std::max(1, window)};
   if constexpr (std::same_as<Shape, scatter_shape>)
     return flat_scatter_plan{s, g};
@@ -91,20 +91,20 @@ auto rooted(const Shape& s, int window) {
 
 /// Where block j of an all-to-all lives: uniform blocks of `count`, or the
 /// counts and displacements of an alltoallv.
-inline std::pair<std::size_t, std::size_t> send_block(const alltoall_shape& s, int j) {
+inline constexpr std::pair<std::size_t, std::size_t> send_block(const alltoall_shape& s, int j) {
   return {static_cast<std::size_t>(j) * s.count, s.count};
 }
-inline std::pair<std::size_t, std::size_t> recv_block(const alltoall_shape& s, int j) { return send_block(s, j); }
-inline std::pair<std::size_t, std::size_t> send_block(const alltoallv_shape& s, int j) {
+inline constexpr std::pair<std::size_t, std::size_t> recv_block(const alltoall_shape& s, int j) { return send_block(s, j); }
+inline constexpr std::pair<std::size_t, std::size_t> send_block(const alltoallv_shape& s, int j) {
   const auto i = static_cast<std::size_t>(j);
   return {s.send_displs[i], s.send_counts[i]};
 }
-inline std::pair<std::size_t, std::size_t> recv_block(const alltoallv_shape& s, int j) {
+inline constexpr std::pair<std::size_t, std::size_t> recv_block(const alltoallv_shape& s, int j) {
   const auto i = static_cast<std::size_t>(j);
   return {s.recv_displs[i], s.recv_counts[i]};
 }
-inline std::size_t output_extent(const alltoall_shape& s) { return static_cast<std::size_t>(s.size) * s.count; }
-inline std::size_t output_extent(const alltoallv_shape& s) {
+inline constexpr std::size_t output_extent(const alltoall_shape& s) { return static_cast<std::size_t>(s.size) * s.count; }
+inline constexpr std::size_t output_extent(const alltoallv_shape& s) {
   std::size_t e = 0;
   for (int j = 0; j < s.size; ++j) {
     const auto [offset, count] = recv_block(s, j);
@@ -130,21 +130,21 @@ struct exchange_plan {
   int window;
   pairing pairs;
 
-  int prep_rounds() const { return s.in_place ? 1 : 0; }
-  int rounds() const { return windows(s.size - 1, window) + prep_rounds(); }
-  std::size_t scratch_elems() const { return s.in_place ? output_extent(s) : 0; }
+  constexpr int prep_rounds() const { return s.in_place ? 1 : 0; }
+  constexpr int rounds() const { return windows(s.size - 1, window) + prep_rounds(); }
+  constexpr std::size_t scratch_elems() const { return s.in_place ? output_extent(s) : 0; }
 
-  region source(int j) const {
+  constexpr region source(int j) const {
     const auto [offset, count] = send_block(s, j);
     return s.in_place ? tmp(offset, count) : in(offset, count);
   }
-  region target(int j) const {
+  constexpr region target(int j) const {
     const auto [offset, count] = recv_block(s, j);
     return out(offset, count);
   }
 
   template <class Emit>
-  void round(int r, Emit&& emit) const {
+  constexpr void round(int r, Emit&& emit) const {
     if (r < prep_rounds()) {
       const std::size_t extent = output_extent(s);
       if (extent) emit(step::copy(out(0, extent), tmp(0, extent)));
@@ -163,7 +163,7 @@ struct exchange_plan {
 };
 
 template <class Shape>
-exchange_plan<Shape> exchange(const Shape& s, int window, pairing pairs = pairing::shifted) {
+constexpr exchange_plan<Shape> exchange(const Shape& s, int window, pairing pairs = pairing::shifted) {
   return {s, std::max(1, window), pairs};
 }
 

@@ -13,6 +13,13 @@ namespace hpcoll {
 
 namespace detail {
 
+/// Whether schedule S declares that the cost model may walk a sample of ranks.
+template <class S>
+inline constexpr bool sampled_cost = [] {
+  if constexpr (requires { S::sampled_cost; }) return static_cast<bool>(S::sampled_cost);
+  else return false;
+}();
+
 template <class S, class Shape>
 concept has_plan = requires(const Shape& s) {
   { S::plan(s) } -> plan;
@@ -20,7 +27,7 @@ concept has_plan = requires(const Shape& s) {
 
 /// Allgather from an allgather phase: place the own block, then run the phase.
 template <class S>
-auto allgather_from_phase(const allgather_shape& s) {
+constexpr auto allgather_from_phase(const allgather_shape& s) {
   const std::size_t n = s.count;
   const allgather_phase phase{.rank = s.rank, .size = s.size, .root = 0,
                               .layout = {n * static_cast<std::size_t>(s.size), s.size},
@@ -31,7 +38,7 @@ auto allgather_from_phase(const allgather_shape& s) {
 /// Reduce-scatter-block from a reduce-scatter phase: reduce into scratch,
 /// then copy this rank's block out (the output holds a single block).
 template <class S>
-auto reduce_scatter_block_from_phase(const reduce_scatter_block_shape& s) {
+constexpr auto reduce_scatter_block_from_phase(const reduce_scatter_block_shape& s) {
   const std::size_t n = s.count;
   const std::size_t all = n * static_cast<std::size_t>(s.size);
   const reduce_scatter_phase phase{.rank = s.rank,
@@ -62,7 +69,7 @@ concept serves = detail::has_plan<S, Shape> ||
 /// and the verifier both obtain plans here, so what is verified is what runs.
 template <class S, class Shape>
   requires serves<S, Shape>
-auto plan_for(const Shape& s) {
+constexpr auto plan_for(const Shape& s) {
   if constexpr (detail::has_plan<S, Shape>)
     return S::plan(s);
   else if constexpr (std::same_as<Shape, allgather_shape>)

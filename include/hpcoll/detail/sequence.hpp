@@ -25,24 +25,24 @@ class sequence_plan {
 public:
   static constexpr bool commutative_only = (detail::commutative_only<Phases>() || ...);
 
-  explicit sequence_plan(Phases... phases) : phases_(std::move(phases)...) {}
+  constexpr explicit sequence_plan(Phases... phases) : phases_(std::move(phases)...) {}
 
-  int rounds() const {
+  constexpr int rounds() const {
     return std::apply([](const auto&... p) { return (0 + ... + p.rounds()); }, phases_);
   }
-  std::size_t scratch_elems() const {
+  constexpr std::size_t scratch_elems() const {
     return std::apply([](const auto&... p) { return std::max({std::size_t{0}, std::size_t(p.scratch_elems())...}); },
                       phases_);
   }
   template <class Emit>
-  void round(int r, Emit&& emit) const {
+  constexpr void round(int r, Emit&& emit) const {
     std::apply([&](const auto&... p) { (void)(route(p, r, emit) || ...); }, phases_);
   }
 
 private:
   /// Emits round r if it falls in phase p, otherwise moves r past p.
   template <class P, class Emit>
-  static bool route(const P& p, int& r, Emit& emit) {
+  static constexpr bool route(const P& p, int& r, Emit& emit) {
     if (r < p.rounds()) {
       p.round(r, emit);
       return true;
@@ -55,7 +55,7 @@ private:
 };
 
 template <plan... Phases>
-sequence_plan<Phases...> sequence(Phases... phases) {
+constexpr sequence_plan<Phases...> sequence(Phases... phases) {
   return sequence_plan<Phases...>(std::move(phases)...);
 }
 
@@ -63,11 +63,11 @@ sequence_plan<Phases...> sequence(Phases... phases) {
 /// in scratch below the part its phases use.
 class reserve_scratch_plan {
 public:
-  explicit reserve_scratch_plan(std::size_t elems) : elems_(elems) {}
-  int rounds() const { return 0; }
-  std::size_t scratch_elems() const { return elems_; }
+  constexpr explicit reserve_scratch_plan(std::size_t elems) : elems_(elems) {}
+  constexpr int rounds() const { return 0; }
+  constexpr std::size_t scratch_elems() const { return elems_; }
   template <class Emit>
-  void round(int, Emit&&) const {}
+  constexpr void round(int, Emit&&) const {}
 
 private:
   std::size_t elems_;
@@ -77,16 +77,16 @@ private:
 /// allgather phase. Empty regions and copies onto themselves cost nothing.
 class local_copy_plan {
 public:
-  local_copy_plan(region source, region dst) : source_(source), dst_(dst) {}
-  int rounds() const { return 1; }
-  std::size_t scratch_elems() const { return std::max(extent(source_), extent(dst_)); }
+  constexpr local_copy_plan(region source, region dst) : source_(source), dst_(dst) {}
+  constexpr int rounds() const { return 1; }
+  constexpr std::size_t scratch_elems() const { return std::max(extent(source_), extent(dst_)); }
   template <class Emit>
-  void round(int, Emit&& emit) const {
+  constexpr void round(int, Emit&& emit) const {
     if (!dst_.empty() && !(source_ == dst_)) emit(step::copy(source_, dst_));
   }
 
 private:
-  static std::size_t extent(const region& r) { return r.buf == buffer::scratch ? r.offset + r.count : 0; }
+  static constexpr std::size_t extent(const region& r) { return r.buf == buffer::scratch ? r.offset + r.count : 0; }
   region source_, dst_;
 };
 

@@ -18,19 +18,19 @@ class variant_plan {
 public:
   /// Holds the I-th alternative (alternatives may repeat a plan type).
   template <std::size_t I, class P>
-  variant_plan(std::in_place_index_t<I> which, P p) : plan_(which, std::move(p)) {}
+  constexpr variant_plan(std::in_place_index_t<I> which, P p) : plan_(which, std::move(p)) {}
 
-  int rounds() const {
+  constexpr int rounds() const {
     return std::visit([](const auto& p) { return p.rounds(); }, plan_);
   }
-  std::size_t scratch_elems() const {
+  constexpr std::size_t scratch_elems() const {
     return std::visit([](const auto& p) { return static_cast<std::size_t>(p.scratch_elems()); }, plan_);
   }
   template <class Emit>
-  void round(int r, Emit&& emit) const {
+  constexpr void round(int r, Emit&& emit) const {
     std::visit([&](const auto& p) { p.round(r, emit); }, plan_);
   }
-  std::size_t index() const { return plan_.index(); }
+  constexpr std::size_t index() const { return plan_.index(); }
 
 private:
   std::variant<Plans...> plan_;

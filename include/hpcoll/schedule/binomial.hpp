@@ -21,17 +21,17 @@ using hpcoll::detail::virtual_rank;
 /// The tree of one call: virtual ranks relative to the root.
 struct tree {
   int size, root, v, levels;
-  tree(int rank, int size_, int root_)
+  constexpr tree(int rank, int size_, int root_)
       : size(size_), root(root_), v(virtual_rank(rank, root_, size_)), levels(ceil_log2(size_)) {}
-  int real(int u) const { return real_rank(u, root, size); }
+  constexpr int real(int u) const { return real_rank(u, root, size); }
   /// Virtual ranks below v: [v, v + subtree()) (v's own subtree).
-  int subtree() const { return v == 0 ? size : std::min(lowest_bit(v), size - v); }
+  constexpr int subtree() const { return v == 0 ? size : std::min(lowest_bit(v), size - v); }
   /// Top-down round i pairs parents v (v % 2m == 0) with children v + m.
-  int top_down_mask(int i) const { return 1 << (levels - 1 - i); }
-  bool sends_down(int m) const { return v % (2 * m) == 0 && v + m < size; }
-  bool receives_from_above(int m) const { return v % (2 * m) == m; }
+  constexpr int top_down_mask(int i) const { return 1 << (levels - 1 - i); }
+  constexpr bool sends_down(int m) const { return v % (2 * m) == 0 && v + m < size; }
+  constexpr bool receives_from_above(int m) const { return v % (2 * m) == m; }
   /// Whether v has received a child's data before bottom-up round with mask m.
-  bool has_child_below(int m) const {
+  constexpr bool has_child_below(int m) const {
     for (int c = 1; c < m; c <<= 1)
       if (v % (2 * c) == 0 && v + c < size) return true;
     return false;
@@ -39,7 +39,7 @@ struct tree {
   /// The blocks of n elements of virtual ranks [first, last) (one piece, see
   /// pieces()): at the root in `at_root`, where they sit in real-rank order;
   /// elsewhere in scratch, in virtual-rank order from v.
-  region blocks(buffer at_root, std::size_t n, int first, int last) const {
+  constexpr region blocks(buffer at_root, std::size_t n, int first, int last) const {
     const auto len = static_cast<std::size_t>(last - first) * n;
     if (v == 0) return {at_root, static_cast<std::size_t>(real(first)) * n, len};
     return tmp(static_cast<std::size_t>(first - v) * n, len);
@@ -48,7 +48,7 @@ struct tree {
   /// and wrap to real rank 0 at virtual rank size − root. Calls f(first, last)
   /// for each unwrapped piece.
   template <class F>
-  void pieces(int first, int last, F&& f) const {
+  constexpr void pieces(int first, int last, F&& f) const {
     const int wrap = size - root;
     if (first < wrap && wrap < last) {
       f(first, wrap);
@@ -63,10 +63,10 @@ struct tree {
 struct bcast_plan {
   bcast_shape s;
   tree t{s.rank, s.size, s.root};
-  int rounds() const { return t.levels; }
-  std::size_t scratch_elems() const { return 0; }
+  constexpr int rounds() const { return t.levels; }
+  constexpr std::size_t scratch_elems() const { return 0; }
   template <class Emit>
-  void round(int i, Emit&& emit) const {
+  constexpr void round(int i, Emit&& emit) const {
     const int m = t.top_down_mask(i);
     if (t.sends_down(m)) emit(step::send(t.real(t.v + m), out(0, s.count)));
     if (t.receives_from_above(m)) emit(step::recv(t.real(t.v - m), out(0, s.count)));
@@ -81,16 +81,16 @@ struct reduce_plan {
   static constexpr bool commutative_only = false;
   reduce_shape s;
   tree t{s.rank, s.size, s.commutative ? s.root : 0};
-  bool forward() const { return !s.commutative && s.root != 0; }
-  bool is_root() const { return s.rank == s.root; }
-  int rounds() const { return std::max(1, t.levels + (forward() ? 1 : 0)); }
+  constexpr bool forward() const { return !s.commutative && s.root != 0; }
+  constexpr bool is_root() const { return s.rank == s.root; }
+  constexpr int rounds() const { return std::max(1, t.levels + (forward() ? 1 : 0)); }
   /// Where this rank accumulates: the output at the root, scratch elsewhere.
-  region acc() const { return is_root() ? out(0, s.count) : tmp(0, s.count); }
-  region landing() const { return tmp(is_root() ? 0 : s.count, s.count); }
-  std::size_t scratch_elems() const { return (is_root() ? 1 : 2) * s.count; }
+  constexpr region acc() const { return is_root() ? out(0, s.count) : tmp(0, s.count); }
+  constexpr region landing() const { return tmp(is_root() ? 0 : s.count, s.count); }
+  constexpr std::size_t scratch_elems() const { return (is_root() ? 1 : 2) * s.count; }
 
   template <class Emit>
-  void round(int i, Emit&& emit) const {
+  constexpr void round(int i, Emit&& emit) const {
     const std::size_t n = s.count;
     if (s.size == 1) {
       if (!s.in_place) emit(step::copy(in(0, n), out(0, n)));
@@ -124,12 +124,12 @@ struct reduce_plan {
 struct gather_plan {
   gather_shape s;
   tree t{s.rank, s.size, s.root};
-  bool is_root() const { return t.v == 0; }
-  int rounds() const { return std::max(1, t.levels); }
-  std::size_t scratch_elems() const { return is_root() || t.subtree() == 1 ? 0 : t.subtree() * s.count; }
-  region block(int first, int last) const { return t.blocks(buffer::output, s.count, first, last); }
+  constexpr bool is_root() const { return t.v == 0; }
+  constexpr int rounds() const { return std::max(1, t.levels); }
+  constexpr std::size_t scratch_elems() const { return is_root() || t.subtree() == 1 ? 0 : t.subtree() * s.count; }
+  constexpr region block(int first, int last) const { return t.blocks(buffer::output, s.count, first, last); }
   template <class Emit>
-  void round(int i, Emit&& emit) const {
+  constexpr void round(int i, Emit&& emit) const {
     const std::size_t n = s.count;
     if (i == 0 && is_root() && !s.in_place) emit(step::copy(in(0, n), block(0, 1)));
     if (i == 0 && !is_root() && t.subtree() > 1) emit(step::copy(in(0, n), block(t.v, t.v + 1)));
@@ -153,12 +153,12 @@ struct gather_plan {
 struct scatter_plan {
   scatter_shape s;
   tree t{s.rank, s.size, s.root};
-  bool is_root() const { return t.v == 0; }
-  int rounds() const { return std::max(1, t.levels); }
-  std::size_t scratch_elems() const { return is_root() || t.subtree() == 1 ? 0 : t.subtree() * s.count; }
-  region block(int first, int last) const { return t.blocks(buffer::input, s.count, first, last); }
+  constexpr bool is_root() const { return t.v == 0; }
+  constexpr int rounds() const { return std::max(1, t.levels); }
+  constexpr std::size_t scratch_elems() const { return is_root() || t.subtree() == 1 ? 0 : t.subtree() * s.count; }
+  constexpr region block(int first, int last) const { return t.blocks(buffer::input, s.count, first, last); }
   template <class Emit>
-  void round(int i, Emit&& emit) const {
+  constexpr void round(int i, Emit&& emit) const {
     const std::size_t n = s.count;
     if (i == 0 && is_root() && !s.in_place) emit(step::copy(block(0, 1), out(0, n)));
     if (t.levels == 0) return;
@@ -186,10 +186,10 @@ struct scatter_plan {
 struct scatter_phase_plan {
   scatter_phase s;
   tree t{s.rank, s.size, s.root};
-  int rounds() const { return t.levels; }
-  std::size_t scratch_elems() const { return 0; }
+  constexpr int rounds() const { return t.levels; }
+  constexpr std::size_t scratch_elems() const { return 0; }
   template <class Emit>
-  void round(int i, Emit&& emit) const {
+  constexpr void round(int i, Emit&& emit) const {
     const int m = t.top_down_mask(i);
     if (t.sends_down(m)) {
       const int child = t.v + m;
@@ -204,11 +204,13 @@ struct scatter_phase_plan {
 /// Binomial trees for the rooted collectives.
 struct binomial {
   static constexpr const char* name = "binomial";
-  static detail_binomial::bcast_plan plan(const bcast_shape& s) { return {s}; }
-  static detail_binomial::reduce_plan plan(const reduce_shape& s) { return {s}; }
-  static detail_binomial::gather_plan plan(const gather_shape& s) { return {s}; }
-  static detail_binomial::scatter_plan plan(const scatter_shape& s) { return {s}; }
-  static detail_binomial::scatter_phase_plan plan(const scatter_phase& s) { return {s}; }
+  /// The cost model may walk a sample of ranks (cost.hpp): each round's busiest rank is among them.
+  static constexpr bool sampled_cost = true;
+  static constexpr detail_binomial::bcast_plan plan(const bcast_shape& s) { return {s}; }
+  static constexpr detail_binomial::reduce_plan plan(const reduce_shape& s) { return {s}; }
+  static constexpr detail_binomial::gather_plan plan(const gather_shape& s) { return {s}; }
+  static constexpr detail_binomial::scatter_plan plan(const scatter_shape& s) { return {s}; }
+  static constexpr detail_binomial::scatter_phase_plan plan(const scatter_phase& s) { return {s}; }
 };
 
 }  // namespace hpcoll::schedule

@@ -24,19 +24,19 @@ struct allgather_plan {
   allgather_phase s;
   int v = virtual_rank(s.rank, s.root, s.size);
   int levels = ceil_log2(s.size);
-  int rounds() const { return s.size == 1 ? 0 : levels + 1; }
-  std::size_t scratch_elems() const { return s.size == 1 ? 0 : s.scratch_base + s.layout.total; }
+  constexpr int rounds() const { return s.size == 1 ? 0 : levels + 1; }
+  constexpr std::size_t scratch_elems() const { return s.size == 1 ? 0 : s.scratch_base + s.layout.total; }
   /// Elements before slot j (blocks v, v+1, … cyclically).
-  std::size_t slot_offset(int j) const {
+  constexpr std::size_t slot_offset(int j) const {
     const int p = s.size;
     if (v + j <= p) return s.layout.count(v, v + j);
     return s.layout.count(v, p) + s.layout.count(0, v + j - p);
   }
-  region slots(int first, int last) const {
+  constexpr region slots(int first, int last) const {
     return tmp(s.scratch_base + slot_offset(first), slot_offset(last) - slot_offset(first));
   }
   template <class Emit>
-  void round(int k, Emit&& emit) const {
+  constexpr void round(int k, Emit&& emit) const {
     const int p = s.size;
     if (k == levels) {  // rotate slot j back to block v + j
       emit(step::copy(slots(1, p - v), s.layout.blocks(s.data, s.base, v + 1, p)));
@@ -60,28 +60,28 @@ struct alltoall_plan {
   alltoall_shape s;
   int levels = ceil_log2(s.size);
   /// Number of slots in [0, p) with bit `d` set.
-  std::size_t slots_with(int d) const {
+  constexpr std::size_t slots_with(int d) const {
     const int p = s.size;
     return static_cast<std::size_t>((p / (2 * d)) * d + std::max(0, p % (2 * d) - d));
   }
-  std::size_t widest() const {
+  constexpr std::size_t widest() const {
     std::size_t w = 0;
     for (int k = 0; k < levels; ++k) w = std::max(w, slots_with(1 << k));
     return w * s.count;
   }
-  std::size_t all() const { return static_cast<std::size_t>(s.size) * s.count; }
-  int rounds() const { return levels + 1; }
-  std::size_t scratch_elems() const { return s.size == 1 ? 0 : all() + 3 * widest(); }
+  constexpr std::size_t all() const { return static_cast<std::size_t>(s.size) * s.count; }
+  constexpr int rounds() const { return levels + 1; }
+  constexpr std::size_t scratch_elems() const { return s.size == 1 ? 0 : all() + 3 * widest(); }
 
-  region slot(int j, int runs = 1) const {
+  constexpr region slot(int j, int runs = 1) const {
     return tmp(static_cast<std::size_t>(j) * s.count, static_cast<std::size_t>(runs) * s.count);
   }
-  region packed() const { return tmp(all(), widest()); }
-  region arrived(int k) const { return tmp(all() + static_cast<std::size_t>(1 + k % 2) * widest(), widest()); }
+  constexpr region packed() const { return tmp(all(), widest()); }
+  constexpr region arrived(int k) const { return tmp(all() + static_cast<std::size_t>(1 + k % 2) * widest(), widest()); }
   /// Copies every run of slots with bit d set to (to_packed) or from the
   /// packed buffer `pack`.
   template <class Emit>
-  void shuffle(int d, region pack, bool to_packed, Emit& emit) const {
+  constexpr void shuffle(int d, region pack, bool to_packed, Emit& emit) const {
     std::size_t at = 0;
     for (int first = d; first < s.size; first += 2 * d) {
       const int run = std::min(d, s.size - first);
@@ -92,7 +92,7 @@ struct alltoall_plan {
     }
   }
   template <class Emit>
-  void round(int k, Emit&& emit) const {
+  constexpr void round(int k, Emit&& emit) const {
     const int p = s.size;
     const int r = s.rank;
     const std::size_t n = s.count;
@@ -122,8 +122,10 @@ struct alltoall_plan {
 
 struct bruck {
   static constexpr const char* name = "bruck";
-  static detail_bruck::allgather_plan plan(const allgather_phase& s) { return {s}; }
-  static detail_bruck::alltoall_plan plan(const alltoall_shape& s) { return {s}; }
+  /// The cost model may walk a sample of ranks (cost.hpp): each round's busiest rank is among them.
+  static constexpr bool sampled_cost = true;
+  static constexpr detail_bruck::allgather_plan plan(const allgather_phase& s) { return {s}; }
+  static constexpr detail_bruck::alltoall_plan plan(const alltoall_shape& s) { return {s}; }
 };
 
 }  // namespace hpcoll::schedule

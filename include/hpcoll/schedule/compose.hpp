@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 
+#include "../detail/plan_for.hpp"
 #include "../detail/sequence.hpp"
 #include "../shape.hpp"
 #include "name.hpp"
@@ -19,7 +20,8 @@ namespace hpcoll::schedule {
 template <class ReduceScatter, class Allgather>
 struct reduce_scatter_allgather {
   static std::string name() { return composite_name<ReduceScatter, Allgather>("reduce_scatter_allgather"); }
-  static auto plan(const allreduce_shape& s) {
+  static constexpr bool sampled_cost = hpcoll::detail::sampled_cost<ReduceScatter> && hpcoll::detail::sampled_cost<Allgather>;
+  static constexpr auto plan(const allreduce_shape& s) {
     const block_layout layout{s.count, s.size};
     const reduce_scatter_phase rs{.rank = s.rank,
                                   .size = s.size,
@@ -45,7 +47,8 @@ struct reduce_scatter_allgather {
 template <class Scatter, class Allgather>
 struct scatter_allgather {
   static std::string name() { return composite_name<Scatter, Allgather>("scatter_allgather"); }
-  static auto plan(const bcast_shape& s) {
+  static constexpr bool sampled_cost = hpcoll::detail::sampled_cost<Scatter> && hpcoll::detail::sampled_cost<Allgather>;
+  static constexpr auto plan(const bcast_shape& s) {
     const block_layout layout{s.count, s.size};
     const scatter_phase sc{.rank = s.rank, .size = s.size, .root = s.root, .layout = layout,
                            .data = buffer::output, .base = 0, .scratch_base = 0};
@@ -61,7 +64,8 @@ struct scatter_allgather {
 template <class Reduce, class Bcast>
 struct reduce_bcast {
   static std::string name() { return composite_name<Reduce, Bcast>("reduce_bcast"); }
-  static auto plan(const allreduce_shape& s) {
+  static constexpr bool sampled_cost = hpcoll::detail::sampled_cost<Reduce> && hpcoll::detail::sampled_cost<Bcast>;
+  static constexpr auto plan(const allreduce_shape& s) {
     const reduce_shape r{s.rank, s.size, 0, s.count, s.commutative, s.in_place && s.rank == 0, s.elem_size};
     const bcast_shape b{s.rank, s.size, 0, s.count, s.elem_size};
     return detail::sequence(Reduce::plan(r), Bcast::plan(b));

@@ -20,10 +20,10 @@ using hpcoll::detail::virtual_rank;
 /// The root sends the whole buffer to every other rank in one round.
 struct bcast_plan {
   bcast_shape s;
-  int rounds() const { return 1; }
-  std::size_t scratch_elems() const { return 0; }
+  constexpr int rounds() const { return 1; }
+  constexpr std::size_t scratch_elems() const { return 0; }
   template <class Emit>
-  void round(int, Emit&& emit) const {
+  constexpr void round(int, Emit&& emit) const {
     if (s.rank == s.root) {
       for (int q = 0; q < s.size; ++q)
         if (q != s.root) emit(step::send(q, out(0, s.count)));
@@ -38,12 +38,12 @@ struct bcast_plan {
 /// then root-1, …, 0 on the left. Works for non-commutative ops and in place.
 struct reduce_plan {
   reduce_shape s;
-  int rounds() const { return std::max(1, s.size - 1); }
-  std::size_t scratch_elems() const { return s.rank == s.root && s.size > 1 ? s.count : 0; }
+  constexpr int rounds() const { return std::max(1, s.size - 1); }
+  constexpr std::size_t scratch_elems() const { return s.rank == s.root && s.size > 1 ? s.count : 0; }
   /// The rank the root hears from in round t.
-  int sender(int t) const { return t < s.size - 1 - s.root ? s.root + 1 + t : s.size - 2 - t; }
+  constexpr int sender(int t) const { return t < s.size - 1 - s.root ? s.root + 1 + t : s.size - 2 - t; }
   template <class Emit>
-  void round(int t, Emit&& emit) const {
+  constexpr void round(int t, Emit&& emit) const {
     const region acc = out(0, s.count);
     if (s.rank == s.root) {
       if (t == 0 && !s.in_place) emit(step::copy(in(0, s.count), acc));
@@ -59,10 +59,10 @@ struct reduce_plan {
 /// Allgather phase: every rank sends its block to every other rank at once.
 struct allgather_plan {
   allgather_phase s;
-  int rounds() const { return s.size > 1 ? 1 : 0; }
-  std::size_t scratch_elems() const { return 0; }
+  constexpr int rounds() const { return s.size > 1 ? 1 : 0; }
+  constexpr std::size_t scratch_elems() const { return 0; }
   template <class Emit>
-  void round(int, Emit&& emit) const {
+  constexpr void round(int, Emit&& emit) const {
     const int v = virtual_rank(s.rank, s.root, s.size);
     for (int u = 0; u < s.size; ++u) {
       if (u == v) continue;
@@ -76,10 +76,10 @@ struct allgather_plan {
 /// Scatter phase: the root sends each block to its owner at once.
 struct scatter_phase_plan {
   scatter_phase s;
-  int rounds() const { return s.size > 1 ? 1 : 0; }
-  std::size_t scratch_elems() const { return 0; }
+  constexpr int rounds() const { return s.size > 1 ? 1 : 0; }
+  constexpr std::size_t scratch_elems() const { return 0; }
   template <class Emit>
-  void round(int, Emit&& emit) const {
+  constexpr void round(int, Emit&& emit) const {
     const int v = virtual_rank(s.rank, s.root, s.size);
     if (v == 0) {
       for (int u = 1; u < s.size; ++u)
@@ -95,14 +95,14 @@ struct scatter_phase_plan {
 /// reduce, so non-commutative ops are fine.
 struct reduce_scatter_plan {
   reduce_scatter_phase s;
-  int rounds() const { return std::max(1, s.size - 1); }
-  std::size_t scratch_elems() const {
+  constexpr int rounds() const { return std::max(1, s.size - 1); }
+  constexpr std::size_t scratch_elems() const {
     return s.size > 1 ? s.scratch_base + s.layout.count(0) : 0;
   }
   /// The rank that `owner` hears from in round t (same order as reduce_plan).
-  int sender(int owner, int t) const { return t < s.size - 1 - owner ? owner + 1 + t : s.size - 2 - t; }
+  constexpr int sender(int owner, int t) const { return t < s.size - 1 - owner ? owner + 1 + t : s.size - 2 - t; }
   template <class Emit>
-  void round(int t, Emit&& emit) const {
+  constexpr void round(int t, Emit&& emit) const {
     const int r = s.rank;
     const region acc = s.layout.blocks(s.acc, s.acc_base, r, r + 1);
     if (t == 0) emit(step::copy(s.layout.blocks(s.source, s.source_base, r, r + 1), acc));
@@ -127,20 +127,20 @@ struct reduce_scatter_plan {
 struct linear {
   static constexpr const char* name = "linear";
   static constexpr int all(int size) { return size > 1 ? size - 1 : 1; }
-  static detail_linear::bcast_plan plan(const bcast_shape& s) { return {s}; }
-  static detail_linear::reduce_plan plan(const reduce_shape& s) { return {s}; }
+  static constexpr detail_linear::bcast_plan plan(const bcast_shape& s) { return {s}; }
+  static constexpr detail_linear::reduce_plan plan(const reduce_shape& s) { return {s}; }
   // Gather, gatherv, scatter and all-to-all serve every peer in one round.
-  static auto plan(const gather_shape& s) { return detail::rooted(s, all(s.size)); }
-  static auto plan(const gatherv_shape& s) { return detail::rooted(s, all(s.size)); }
-  static auto plan(const scatter_shape& s) { return detail::rooted(s, all(s.size)); }
-  static auto plan(const alltoall_shape& s) { return detail::exchange(s, all(s.size)); }
-  static auto plan(const alltoallv_shape& s) { return detail::exchange(s, all(s.size)); }
-  static detail_linear::allgather_plan plan(const allgather_phase& s) { return {s}; }
-  static detail_linear::scatter_phase_plan plan(const scatter_phase& s) { return {s}; }
-  static detail_linear::reduce_scatter_plan plan(const reduce_scatter_phase& s) { return {s}; }
+  static constexpr auto plan(const gather_shape& s) { return detail::rooted(s, all(s.size)); }
+  static constexpr auto plan(const gatherv_shape& s) { return detail::rooted(s, all(s.size)); }
+  static constexpr auto plan(const scatter_shape& s) { return detail::rooted(s, all(s.size)); }
+  static constexpr auto plan(const alltoall_shape& s) { return detail::exchange(s, all(s.size)); }
+  static constexpr auto plan(const alltoallv_shape& s) { return detail::exchange(s, all(s.size)); }
+  static constexpr detail_linear::allgather_plan plan(const allgather_phase& s) { return {s}; }
+  static constexpr detail_linear::scatter_phase_plan plan(const scatter_phase& s) { return {s}; }
+  static constexpr detail_linear::reduce_scatter_plan plan(const reduce_scatter_phase& s) { return {s}; }
   /// Allreduce as the linear reduce followed by the linear bcast (Open MPI's
   /// "basic linear" allreduce).
-  static auto plan(const allreduce_shape& s) { return reduce_bcast<linear, linear>::plan(s); }
+  static constexpr auto plan(const allreduce_shape& s) { return reduce_bcast<linear, linear>::plan(s); }
 };
 
 }  // namespace hpcoll::schedule

@@ -10,8 +10,10 @@ namespace hpcoll::schedule {
 
 struct pairwise {
   static constexpr const char* name = "pairwise";
-  static auto plan(const alltoall_shape& s) { return detail::exchange(s, 1, detail::best_pairing(s.size)); }
-  static auto plan(const alltoallv_shape& s) { return detail::exchange(s, 1, detail::best_pairing(s.size)); }
+  /// The cost model may walk a sample of ranks (cost.hpp): each round's busiest rank is among them.
+  static constexpr bool sampled_cost = true;
+  static constexpr auto plan(const alltoall_shape& s) { return detail::exchange(s, 1, detail::best_pairing(s.size)); }
+  static constexpr auto plan(const alltoallv_shape& s) { return detail::exchange(s, 1, detail::best_pairing(s.size)); }
 };
 
 }  // namespace hpcoll::schedule

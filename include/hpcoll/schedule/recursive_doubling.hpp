@@ -22,19 +22,19 @@ using hpcoll::detail::virtual_rank;
 struct allreduce_plan {
   allreduce_shape s;
   fold f{s.size};
-  int folds() const { return f.rem > 0 ? 1 : 0; }
-  int rounds() const { return s.size == 1 ? 1 : f.rounds() + 2 * folds(); }
-  std::size_t scratch_elems() const { return s.size > 1 ? s.count : 0; }
+  constexpr int folds() const { return f.rem > 0 ? 1 : 0; }
+  constexpr int rounds() const { return s.size == 1 ? 1 : f.rounds() + 2 * folds(); }
+  constexpr std::size_t scratch_elems() const { return s.size > 1 ? s.count : 0; }
 
   /// Before any data arrives, the rank's value is its input; afterwards (and
   /// always when in place) it is the output.
-  bool value_in_output(int r) const {
+  constexpr bool value_in_output(int r) const {
     if (s.in_place) return true;
     if (f.has_extra(s.rank)) return r > 0;
     return r > folds();
   }
   template <class Emit>
-  void round(int r, Emit&& emit) const {
+  constexpr void round(int r, Emit&& emit) const {
     const std::size_t n = s.count;
     if (s.size == 1) {
       emit(step::copy(in(0, n), out(0, n)));
@@ -70,16 +70,16 @@ struct allreduce_plan {
 struct allgather_plan {
   allgather_phase s;
   fold f{s.size};
-  int folds() const { return f.rem > 0 ? 1 : 0; }
-  int rounds() const { return s.size == 1 ? 0 : f.rounds() + 2 * folds(); }
-  std::size_t scratch_elems() const { return 0; }
-  int real(int u) const { return real_rank(u, s.root, s.size); }
-  region blocks(int first, int last) const { return s.layout.blocks(s.data, s.base, first, last); }
+  constexpr int folds() const { return f.rem > 0 ? 1 : 0; }
+  constexpr int rounds() const { return s.size == 1 ? 0 : f.rounds() + 2 * folds(); }
+  constexpr std::size_t scratch_elems() const { return 0; }
+  constexpr int real(int u) const { return real_rank(u, s.root, s.size); }
+  constexpr region blocks(int first, int last) const { return s.layout.blocks(s.data, s.base, first, last); }
   /// The blocks of virtual group [g, g + width).
-  region group(int g, int width) const { return blocks(f.first(g), f.first(g + width)); }
+  constexpr region group(int g, int width) const { return blocks(f.first(g), f.first(g + width)); }
 
   template <class Emit>
-  void round(int r, Emit&& emit) const {
+  constexpr void round(int r, Emit&& emit) const {
     const int u = virtual_rank(s.rank, s.root, s.size);
     if (folds() && r == 0) {
       if (f.is_extra(u)) emit(step::send(real(u + 1), s.own_block(u)));
@@ -113,8 +113,10 @@ struct allgather_plan {
 
 struct recursive_doubling {
   static constexpr const char* name = "recursive_doubling";
-  static detail_recursive_doubling::allreduce_plan plan(const allreduce_shape& s) { return {s}; }
-  static detail_recursive_doubling::allgather_plan plan(const allgather_phase& s) { return {s}; }
+  /// The cost model may walk a sample of ranks (cost.hpp): each round's busiest rank is among them.
+  static constexpr bool sampled_cost = true;
+  static constexpr detail_recursive_doubling::allreduce_plan plan(const allreduce_shape& s) { return {s}; }
+  static constexpr detail_recursive_doubling::allgather_plan plan(const allgather_phase& s) { return {s}; }
 };
 
 }  // namespace hpcoll::schedule

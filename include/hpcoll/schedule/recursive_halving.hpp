@@ -24,25 +24,25 @@ struct reduce_scatter_plan {
   static constexpr bool commutative_only = true;
   reduce_scatter_phase s;
   fold f{s.size};
-  int folds() const { return f.rem > 0 ? 1 : 0; }
-  int rounds() const { return s.size == 1 ? 1 : f.rounds() + 2 * folds(); }
-  std::size_t scratch_elems() const { return s.size > 1 ? s.scratch_base + s.layout.total : 0; }
+  constexpr int folds() const { return f.rem > 0 ? 1 : 0; }
+  constexpr int rounds() const { return s.size == 1 ? 1 : f.rounds() + 2 * folds(); }
+  constexpr std::size_t scratch_elems() const { return s.size > 1 ? s.scratch_base + s.layout.total : 0; }
 
   /// Blocks of virtual ranks [first, last), in `buf`.
-  region vblocks(buffer buf, std::size_t base, int first, int last) const {
+  constexpr region vblocks(buffer buf, std::size_t base, int first, int last) const {
     return s.layout.blocks(buf, base, f.first(first), f.first(last));
   }
-  region source(int first, int last) const { return vblocks(s.source, s.source_base, first, last); }
-  region acc(int first, int last) const { return vblocks(s.acc, s.acc_base, first, last); }
+  constexpr region source(int first, int last) const { return vblocks(s.source, s.source_base, first, last); }
+  constexpr region acc(int first, int last) const { return vblocks(s.acc, s.acc_base, first, last); }
   /// Whether this rank's running value lives in acc (else still in source).
-  bool value_in_acc(int r) const {
+  constexpr bool value_in_acc(int r) const {
     if (s.source_aliases_acc) return true;
     if (f.has_extra(s.rank)) return r > 0;
     return r > folds();
   }
 
   template <class Emit>
-  void round(int r, Emit&& emit) const {
+  constexpr void round(int r, Emit&& emit) const {
     const int p = s.size;
     if (p == 1) {
       emit(step::copy(s.layout.blocks(s.source, s.source_base, 0, 1), s.layout.blocks(s.acc, s.acc_base, 0, 1)));
@@ -86,7 +86,9 @@ struct reduce_scatter_plan {
 
 struct recursive_halving {
   static constexpr const char* name = "recursive_halving";
-  static detail_recursive_halving::reduce_scatter_plan plan(const reduce_scatter_phase& s) { return {s}; }
+  /// The cost model may walk a sample of ranks (cost.hpp): each round's busiest rank is among them.
+  static constexpr bool sampled_cost = true;
+  static constexpr detail_recursive_halving::reduce_scatter_plan plan(const reduce_scatter_phase& s) { return {s}; }
 };
 
 /// Rabenseifner's allreduce: recursive-halving reduce-scatter, then

@@ -21,10 +21,10 @@ constexpr int mod(int a, int p) { return ((a % p) + p) % p; }
 /// Round k: send block v − k to the right, receive block v − k − 1 from the left.
 struct allgather_plan {
   allgather_phase s;
-  int rounds() const { return s.size - 1; }
-  std::size_t scratch_elems() const { return 0; }
+  constexpr int rounds() const { return s.size - 1; }
+  constexpr std::size_t scratch_elems() const { return 0; }
   template <class Emit>
-  void round(int k, Emit&& emit) const {
+  constexpr void round(int k, Emit&& emit) const {
     const int p = s.size;
     const int v = virtual_rank(s.rank, s.root, p);
     const int send_block = mod(v - k, p);
@@ -44,12 +44,12 @@ struct allgather_plan {
 struct reduce_scatter_plan {
   static constexpr bool commutative_only = true;
   reduce_scatter_phase s;
-  int rounds() const { return s.size > 1 ? s.size - 1 : 1; }
-  std::size_t scratch_elems() const { return s.source_aliases_acc ? s.scratch_base + s.layout.count(0) : 0; }
-  region source(int b) const { return s.layout.blocks(s.source, s.source_base, b, b + 1); }
-  region acc(int b) const { return s.layout.blocks(s.acc, s.acc_base, b, b + 1); }
+  constexpr int rounds() const { return s.size > 1 ? s.size - 1 : 1; }
+  constexpr std::size_t scratch_elems() const { return s.source_aliases_acc ? s.scratch_base + s.layout.count(0) : 0; }
+  constexpr region source(int b) const { return s.layout.blocks(s.source, s.source_base, b, b + 1); }
+  constexpr region acc(int b) const { return s.layout.blocks(s.acc, s.acc_base, b, b + 1); }
   template <class Emit>
-  void round(int k, Emit&& emit) const {
+  constexpr void round(int k, Emit&& emit) const {
     const int p = s.size;
     const int r = s.rank;
     if (p == 1) {
@@ -69,9 +69,11 @@ struct reduce_scatter_plan {
 /// Ring allgather and reduce-scatter; the ring allreduce is the two in sequence.
 struct ring {
   static constexpr const char* name = "ring";
-  static detail_ring::allgather_plan plan(const allgather_phase& s) { return {s}; }
-  static detail_ring::reduce_scatter_plan plan(const reduce_scatter_phase& s) { return {s}; }
-  static auto plan(const allreduce_shape& s) { return reduce_scatter_allgather<ring, ring>::plan(s); }
+  /// The cost model may walk a sample of ranks (cost.hpp): each round's busiest rank is among them.
+  static constexpr bool sampled_cost = true;
+  static constexpr detail_ring::allgather_plan plan(const allgather_phase& s) { return {s}; }
+  static constexpr detail_ring::reduce_scatter_plan plan(const reduce_scatter_phase& s) { return {s}; }
+  static constexpr auto plan(const allreduce_shape& s) { return reduce_scatter_allgather<ring, ring>::plan(s); }
 };
 
 }  // namespace hpcoll::schedule
