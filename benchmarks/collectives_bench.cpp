@@ -3,14 +3,19 @@
 //
 //   mpiexec -n P hpcoll_bench [--hpcoll_collectives=a,b] [--hpcoll_sizes=MIN:MAX]
 //                             [--hpcoll_native_label=LABEL] [--hpcoll_only_native]
-//                             [--hpcoll_no_memcpy] [--benchmark_*...]
+//                             [--hpcoll_no_memcpy] [--hpcoll_decisions_out=FILE [--hpcoll_decisions_only]]
+//                             [--benchmark_*...]
 //
 // Benchmark names are <collective>/<schedule>/<S>, S in bytes (elements are
 // int, 4 bytes, op sum). S follows the NCCL convention: the vector for bcast,
 // reduce and allreduce; the whole p-block buffer for the others, whose block
 // is floor(S / 4p) elements — S is then reported as the actual p × block × 4
 // bytes, and a size with an empty block is skipped. The memcpy/copy/<S> rows
-// time one core's memory copy on rank 0 while the other ranks sleep.
+// time one core's memory copy on rank 0 while the other ranks sleep. The
+// schedules of a collective are the dispatcher's candidates
+// (hpcoll::schedule::candidates); --hpcoll_decisions_out writes, per row, the
+// dispatcher's choice for it and every candidate's predicted time (JSON), and
+// --hpcoll_decisions_only stops there.
 //
 // Timing of a collective: one warm-up call per row, a barrier before each
 // timed batch, per iteration the slowest rank's time (MPI_Allreduce MAX) as
@@ -30,7 +35,9 @@
 #include <cstring>
 #include <hpcoll/hpcoll.hpp>
 #include <iostream>
+#include <fstream>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <stdexcept>
@@ -60,6 +67,8 @@ struct options {
   std::string native_label = "native";
   bool only_native = false;
   bool memcpy = true;
+  std::string decisions_out;    // --hpcoll_decisions_out=FILE
+  bool decisions_only = false;  // --hpcoll_decisions_only: write them and run nothing
 };
 
 struct usage_error : std::runtime_error {
@@ -114,6 +123,10 @@ options parse_options(int& argc, char** argv) {
       o.only_native = true;
     } else if (arg == "--hpcoll_no_memcpy") {
       o.memcpy = false;
+    } else if (const char* v = value_of("--hpcoll_decisions_out")) {
+      o.decisions_out = v;
+    } else if (arg == "--hpcoll_decisions_only") {
+      o.decisions_only = true;
     } else if (arg.starts_with("--hpcoll")) {
       throw usage_error("unknown flag " + arg);
     } else {
@@ -158,7 +171,7 @@ struct call_args {
 };
 
 // ---------------------------------------------------------------------------
-// The collectives: schedules, bus-bandwidth factor, hpcoll and MPI calls.
+// The collectives: shape (for the dispatcher), bus-bandwidth factor, hpcoll and MPI calls.
 // args(a) are the arguments after the communicator, shared by the free
 // function and the collective object.
 // ---------------------------------------------------------------------------
@@ -166,11 +179,11 @@ enum class sizing { vector, blocks };
 
 struct bcast_bench {
   static constexpr const char* name = "bcast";
+  using shape = hpcoll::bcast_shape;
+  using reduction = void;  // the op the benchmark passes
+  static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), root, a.n, elem_bytes}; }
   static constexpr sizing size_rule = sizing::vector;
   static double bus_factor(double) { return 1; }
-  static constexpr auto schedules() {
-    return hana::tuple_t<S::linear, S::binomial, S::scatter_ring_allgather, S::scatter_recursive_doubling_allgather>;
-  }
   template <class Sch>
   using object = hpcoll::Bcast<Sch>;
   static void call_default(auto&&... a) { hpcoll::bcast(a...); }
@@ -180,9 +193,11 @@ struct bcast_bench {
 
 struct reduce_bench {
   static constexpr const char* name = "reduce";
+  using shape = hpcoll::reduce_shape;
+  using reduction = hpcoll::op::sum;  // the op the benchmark passes
+  static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), root, a.n, true, false, elem_bytes}; }
   static constexpr sizing size_rule = sizing::vector;
   static double bus_factor(double) { return 1; }
-  static constexpr auto schedules() { return hana::tuple_t<S::linear, S::binomial>; }
   template <class Sch>
   using object = hpcoll::Reduce<Sch>;
   static void call_default(auto&&... a) { hpcoll::reduce(a...); }
@@ -192,12 +207,11 @@ struct reduce_bench {
 
 struct allreduce_bench {
   static constexpr const char* name = "allreduce";
+  using shape = hpcoll::allreduce_shape;
+  using reduction = hpcoll::op::sum;  // the op the benchmark passes
+  static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), a.n, true, false, elem_bytes}; }
   static constexpr sizing size_rule = sizing::vector;
   static double bus_factor(double p) { return 2 * (p - 1) / p; }
-  static constexpr auto schedules() {
-    return hana::tuple_t<S::recursive_doubling, S::ring, S::segmented_ring<>, S::rabenseifner, S::linear,
-                         S::reduce_bcast<S::binomial, S::binomial>>;
-  }
   template <class Sch>
   using object = hpcoll::Allreduce<Sch>;
   static void call_default(auto&&... a) { hpcoll::allreduce(a...); }
@@ -213,7 +227,9 @@ struct block_collective {
 
 struct gather_bench : block_collective {
   static constexpr const char* name = "gather";
-  static constexpr auto schedules() { return hana::tuple_t<S::linear, S::linear_sync<8>, S::binomial>; }
+  using shape = hpcoll::gather_shape;
+  using reduction = void;  // the op the benchmark passes
+  static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), root, a.n, false, elem_bytes}; }
   template <class Sch>
   using object = hpcoll::Gather<Sch>;
   static void call_default(auto&&... a) { hpcoll::gather(a...); }
@@ -225,7 +241,9 @@ struct gather_bench : block_collective {
 
 struct gatherv_bench : block_collective {
   static constexpr const char* name = "gatherv";
-  static constexpr auto schedules() { return hana::tuple_t<S::linear, S::linear_sync<8>>; }
+  using shape = hpcoll::gatherv_shape;
+  using reduction = void;  // the op the benchmark passes
+  static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), root, a.n, a.counts, a.displs, false, elem_bytes}; }
   template <class Sch>
   using object = hpcoll::Gatherv<Sch>;
   static void call_default(auto&&... a) { hpcoll::gatherv(a...); }
@@ -239,7 +257,9 @@ struct gatherv_bench : block_collective {
 
 struct scatter_bench : block_collective {
   static constexpr const char* name = "scatter";
-  static constexpr auto schedules() { return hana::tuple_t<S::linear, S::linear_sync<8>, S::binomial>; }
+  using shape = hpcoll::scatter_shape;
+  using reduction = void;  // the op the benchmark passes
+  static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), root, a.n, false, elem_bytes}; }
   template <class Sch>
   using object = hpcoll::Scatter<Sch>;
   static void call_default(auto&&... a) { hpcoll::scatter(a...); }
@@ -251,7 +271,9 @@ struct scatter_bench : block_collective {
 
 struct allgather_bench : block_collective {
   static constexpr const char* name = "allgather";
-  static constexpr auto schedules() { return hana::tuple_t<S::linear, S::ring, S::recursive_doubling, S::bruck>; }
+  using shape = hpcoll::allgather_shape;
+  using reduction = void;  // the op the benchmark passes
+  static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), a.n, false, elem_bytes}; }
   template <class Sch>
   using object = hpcoll::Allgather<Sch>;
   static void call_default(auto&&... a) { hpcoll::allgather(a...); }
@@ -263,9 +285,9 @@ struct allgather_bench : block_collective {
 
 struct reduce_scatter_block_bench : block_collective {
   static constexpr const char* name = "reduce_scatter_block";
-  static constexpr auto schedules() {
-    return hana::tuple_t<S::linear, S::ring, S::segmented_ring<>, S::recursive_halving>;
-  }
+  using shape = hpcoll::reduce_scatter_block_shape;
+  using reduction = hpcoll::op::sum;  // the op the benchmark passes
+  static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), a.n, true, false, elem_bytes}; }
   template <class Sch>
   using object = hpcoll::ReduceScatterBlock<Sch>;
   static void call_default(auto&&... a) { hpcoll::reduce_scatter_block(a...); }
@@ -277,7 +299,9 @@ struct reduce_scatter_block_bench : block_collective {
 
 struct alltoall_bench : block_collective {
   static constexpr const char* name = "alltoall";
-  static constexpr auto schedules() { return hana::tuple_t<S::linear, S::linear_sync<8>, S::pairwise, S::bruck>; }
+  using shape = hpcoll::alltoall_shape;
+  using reduction = void;  // the op the benchmark passes
+  static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), a.n, false, elem_bytes}; }
   template <class Sch>
   using object = hpcoll::Alltoall<Sch>;
   static void call_default(auto&&... a) { hpcoll::alltoall(a...); }
@@ -287,7 +311,9 @@ struct alltoall_bench : block_collective {
 
 struct alltoallv_bench : block_collective {
   static constexpr const char* name = "alltoallv";
-  static constexpr auto schedules() { return hana::tuple_t<S::linear, S::linear_sync<8>, S::pairwise>; }
+  using shape = hpcoll::alltoallv_shape;
+  using reduction = void;  // the op the benchmark passes
+  static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), a.counts, a.displs, a.counts, a.displs, false, elem_bytes}; }
   template <class Sch>
   using object = hpcoll::Alltoallv<Sch>;
   static void call_default(auto&&... a) { hpcoll::alltoallv(a...); }
@@ -391,41 +417,94 @@ std::size_t elements_for(std::size_t bytes, std::size_t p) {
     return bytes / (elem_bytes * p);
 }
 
+/// The arguments of one row: S = `nominal` bytes (nullopt: the size has an empty block).
+template <class D>
+std::optional<call_args> args_for(const hpcoll::communicator& comm, buffers& buf, std::size_t nominal) {
+  const std::size_t p = static_cast<std::size_t>(comm.size());
+  call_args a;
+  a.comm = &comm;
+  a.rank = comm.rank();
+  a.p = p;
+  a.n = elements_for<D>(nominal, p);
+  if (a.n == 0) return std::nullopt;
+  a.in = buf.in.data();
+  a.out = buf.out.data();
+  for (std::size_t q = 0; q < p; ++q) {
+    a.counts.push_back(a.n);
+    a.displs.push_back(q * a.n);
+    a.mpi_counts.push_back(static_cast<int>(a.n));
+    a.mpi_displs.push_back(static_cast<int>(q * a.n));
+  }
+  return a;
+}
+
+/// S of a row: the vector, or the whole p-block buffer.
+template <class D>
+std::size_t row_bytes(const call_args& a) {
+  return a.n * elem_bytes * (D::size_rule == sizing::vector ? 1 : a.p);
+}
+
 template <class D>
 void register_collective(const options& o, const hpcoll::communicator& comm, buffers& buf) {
   const std::size_t p = static_cast<std::size_t>(comm.size());
-  auto rows = hana::concat(hana::tuple_t<native_call, default_call>, D::schedules());
+  auto rows = hana::concat(hana::tuple_t<native_call, default_call>, hpcoll::schedule::candidates<typename D::shape>);
   hana::for_each(rows, [&](auto schedule_type) {
     using Sch = typename decltype(schedule_type)::type;
     if (o.only_native && !std::is_same_v<Sch, native_call>) return;
     const std::string label = schedule_label(o, schedule_type);
     for (std::size_t nominal : sizes(o)) {
-      call_args a;
-      a.comm = &comm;
-      a.rank = comm.rank();
-      a.p = p;
-      a.n = elements_for<D>(nominal, p);
-      if (a.n == 0) continue;
-      a.in = buf.in.data();
-      a.out = buf.out.data();
-      for (std::size_t q = 0; q < p; ++q) {
-        a.counts.push_back(a.n);
-        a.displs.push_back(q * a.n);
-        a.mpi_counts.push_back(static_cast<int>(a.n));
-        a.mpi_displs.push_back(static_cast<int>(q * a.n));
-      }
-      const std::size_t bytes = a.n * elem_bytes * (D::size_rule == sizing::vector ? 1 : p);
+      std::optional<call_args> a = args_for<D>(comm, buf, nominal);
+      if (!a) continue;
+      const std::size_t bytes = row_bytes<D>(*a);
       auto r = std::make_shared<row>(
           row{static_cast<double>(bytes), static_cast<double>(p), D::bus_factor(static_cast<double>(p)), false});
       const std::string name = std::string(D::name) + "/" + label + "/" + std::to_string(bytes);
       benchmark::RegisterBenchmark(name.c_str(),
-                                   [a = std::move(a), r](benchmark::State& state) {
+                                   [a = std::move(*a), r](benchmark::State& state) {
                                      time_collective(state, *r, a.world, [&] { invoke<D, Sch>(a); });
                                    })
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);
     }
   });
+}
+
+/// --hpcoll_decisions_out: what the dispatcher (the "default" rows) chooses
+/// for every row of the run, with each candidate's predicted time.
+void write_decisions(const options& o, const hpcoll::communicator& comm, buffers& buf) {
+  namespace json = hpcoll::detail::json;
+  json::array rows;
+  std::string machine_source;
+  hana::for_each(all_collectives, [&](auto d) {
+    using D = typename decltype(d)::type;
+    if (!o.collectives.empty() && std::ranges::find(o.collectives, D::name) == o.collectives.end()) return;
+    for (std::size_t nominal : sizes(o)) {
+      const std::optional<call_args> a = args_for<D>(comm, buf, nominal);
+      if (!a) continue;
+      const hpcoll::decision decision = hpcoll::explain<typename D::reduction, elem>(D::shape_of(*a));
+      machine_source = decision.machine_source;
+      json::array candidates;
+      for (const auto& c : decision.candidates)
+        if (c.valid) candidates.push_back(json::object{{"schedule", c.schedule}, {"predicted_s", c.predicted_seconds}});
+      rows.push_back(json::object{{"collective", D::name},
+                                  {"bytes", row_bytes<D>(*a)},
+                                  {"candidates", std::move(candidates)},
+                                  {"model_choice", decision.candidates[decision.model_choice].schedule},
+                                  {"choice", decision.schedule()},
+                                  {"reason", decision.reason.starts_with("tuning table") ? "table"
+                                             : decision.reason == "model"              ? "model"
+                                                                                       : "environment"},
+                                  {"explanation", decision.to_string()}});
+    }
+  });
+  const hpcoll::tuning_table* table = hpcoll::current_tuning_table();
+  const json::value out = json::object{{"np", comm.size()},
+                                       {"machine_source", machine_source},
+                                       {"tuning_source", table ? json::value(table->source) : json::value()},
+                                       {"rows", std::move(rows)}};
+  std::ofstream file(o.decisions_out);
+  file << json::dump(out) << '\n';
+  if (!file) throw usage_error("--hpcoll_decisions_out: cannot write " + o.decisions_out);
 }
 
 /// memcpy/copy/<S>: one core's copy bandwidth (registered on rank 0 only; it
@@ -595,6 +674,7 @@ int run(int argc, char** argv, int rank, int size) {
         hana::for_each(all_collectives, [&](auto d) { known = known || name == decltype(d)::type::name; });
         if (!known) throw usage_error("--hpcoll_collectives: unknown collective '" + name + "'");
       }
+    if (o.decisions_only && o.decisions_out.empty()) throw usage_error("--hpcoll_decisions_only needs --hpcoll_decisions_out");
   } catch (const usage_error& e) {
     if (rank == 0) std::fprintf(stderr, "hpcoll_bench: %s\n", e.what());
     return 2;
@@ -616,6 +696,8 @@ int run(int argc, char** argv, int rank, int size) {
   const auto all_sizes = sizes(o);
   const std::size_t max_elems = all_sizes.empty() ? 0 : all_sizes.back() / elem_bytes;
   buffers buf{std::vector<elem>(max_elems, 1), std::vector<elem>(max_elems, 0)};
+  if (!o.decisions_out.empty() && rank == 0) write_decisions(o, comm, buf);
+  if (o.decisions_only) return 0;
 
   hana::for_each(all_collectives, [&](auto d) {
     using D = typename decltype(d)::type;

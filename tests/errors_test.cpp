@@ -1,6 +1,7 @@
 // Bad input gets a clear hpcoll::error naming the collective, the schedule and
 // the problem, before any message is sent — and in checked mode on every rank.
 #include "support/collective_test.hpp"
+#include "support/error_checks.hpp"
 
 #include <numeric>
 #include <string>
@@ -9,21 +10,10 @@
 namespace S = hpcoll::schedule;
 using hpcoll_test::world_rank;
 using hpcoll_test::world_size;
+using hpcoll_test::contains;
+using hpcoll_test::error_of;
 
 namespace {
-
-/// Runs f, which must throw hpcoll::error; returns its message ("" if none).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const hpcoll::error& e) {
-    return e.what();
-  }
-  return {};
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 /// After errors, the communicator must still work: no message was sent, and
 /// every rank's operation sequence is still aligned.

@@ -4,8 +4,11 @@
 #include <mpi.h>
 
 #include <concepts>
+#include <cstdio>
 #include <memory>
+#include <vector>
 
+#include "detail/dispatch_cache.hpp"
 #include "detail/mpi.hpp"
 
 namespace hpcoll {
@@ -47,6 +50,9 @@ public:
     return tag;
   }
 
+  /// The dispatcher's decisions and schedule counters (library internal).
+  detail::dispatch_cache& dispatch_cache() const noexcept { return state_->dispatch; }
+
 private:
   struct state {
     explicit state(MPI_Comm parent) {
@@ -61,6 +67,7 @@ private:
       tag_span = found ? *static_cast<int*>(value) : 32767;
     }
     ~state() {
+      if (detail::verbose() && rank == 0) print_counts();
       int finalized = 0;
       MPI_Finalized(&finalized);
       if (!finalized) MPI_Comm_free(&comm);
@@ -68,11 +75,23 @@ private:
     state(const state&) = delete;
     state& operator=(const state&) = delete;
 
+    /// HPCOLL_VERBOSE: which schedule ran how often, when the communicator goes.
+    void print_counts() const {
+      const std::vector<schedule_count> counts = dispatch.counts();
+      if (counts.empty()) return;
+      std::fprintf(stderr, "hpcoll: schedules run on a communicator of %d ranks:\n", size);
+      for (const schedule_count& c : counts)
+        std::fprintf(stderr, "  %-22.*s %-60s %10llu calls%s\n", static_cast<int>(c.collective.size()),
+                     c.collective.data(), c.schedule.c_str(), static_cast<unsigned long long>(c.calls),
+                     c.dispatched ? " (dispatched)" : "");
+    }
+
     MPI_Comm comm = MPI_COMM_NULL;
     int rank = 0;
     int size = 0;
     int tag_span = 32767;
     unsigned long long sequence = 0;
+    detail::dispatch_cache dispatch;
   };
   std::shared_ptr<state> state_;
 };

@@ -17,6 +17,7 @@
 #include "../datatype.hpp"
 #include "../error.hpp"
 #include "../op.hpp"
+#include "../schedule/automatic.hpp"
 #include "../schedule/name.hpp"
 #include "execute_mpi.hpp"
 #include "mpi.hpp"
@@ -150,31 +151,62 @@ struct no_count_check {
   std::string operator()() const { return {}; }
 };
 
+/// A schedule's name, made once (composites build theirs from their phases).
+template <class S>
+const std::string& static_schedule_name() {
+  static const std::string name = schedule_name<S>();
+  return name;
+}
+
+/// The problem an hpcoll::error describes, without its "hpcoll::coll<sched>: " prefix.
+inline std::string problem_of(const error& e) {
+  const std::string what = e.what();
+  return what.substr(what.find(": ") + 2);
+}
+
 /// The common tail of every blocking collective entry point. In checked mode
-/// the ranks first agree on the call signature; then `count_check` (which may
-/// talk to the other ranks, now known to agree on root and collective) looks
-/// for per-rank count mismatches of the v-collectives.
+/// the ranks first agree on the call signature (including the schedule the
+/// dispatcher chose); then `count_check` (which may talk to the other ranks,
+/// now known to agree on root and collective) looks for per-rank count
+/// mismatches of the v-collectives.
 template <class S, class Check, class Shape, class T, class Op, class CountCheck = no_count_check>
 void run_collective(const communicator& c, std::string_view collective, const Shape& shape,
                     const argument_check& args, const call_signature& sig, const T* input, T* output,
                     const Op& op, CountCheck count_check = {}) {
   // Drawn before any check can throw, so every rank keeps the same sequence.
   const int tag = c.next_tag();
+  constexpr bool dispatched = std::same_as<S, schedule::automatic>;
+  std::string problem = args.problem();
+  const std::string* schedule = &static_schedule_name<S>();
+  std::size_t choice = 0;
+  if constexpr (dispatched) {
+    if (problem.empty()) {
+      try {
+        choice = dispatch<Shape, Op, T>(c, shape);
+        schedule = &schedule::candidate_names<Shape>()[choice];
+      } catch (const error& e) {
+        if (!Check::enabled()) throw;
+        problem = problem_of(e);  // raised on every rank once they have agreed
+      }
+    }
+  }
   if (Check::enabled()) {
-    const std::string schedule = schedule_name<S>();
-    agree(c, collective, schedule, args.problem(), sig, static_cast<std::int64_t>(sizeof(T)));
-    if constexpr (!std::same_as<CountCheck, no_count_check>) agree_no_problem(c, collective, schedule, count_check());
-  } else if (!args.problem().empty()) {
-    throw error(collective, schedule_name<S>(), args.problem());
+    agree(c, collective, *schedule, problem, sig, static_cast<std::int64_t>(sizeof(T)));
+    if constexpr (!std::same_as<CountCheck, no_count_check>) agree_no_problem(c, collective, *schedule, count_check());
+  } else if (!problem.empty()) {
+    throw error(collective, *schedule, problem);
   }
   try {
-    execute_mpi(c.native(), tag, plan_for<S>(shape), input, output, op);
+    if constexpr (dispatched)
+      execute_mpi(c.native(), tag, schedule::automatic::pick(shape, choice), input, output, op);
+    else
+      execute_mpi(c.native(), tag, plan_for<S>(shape), input, output, op);
   } catch (const error& e) {
     if (!e.collective().empty()) throw;
     // An MPI failure: name the collective and schedule it happened in.
-    const std::string what = e.what();
-    throw error(collective, schedule_name<S>(), what.substr(what.find(": ") + 2), e.mpi_code());
+    throw error(collective, *schedule, problem_of(e), e.mpi_code());
   }
+  c.dispatch_cache().count(collective, schedule, dispatched);
 }
 
 }  // namespace hpcoll::detail

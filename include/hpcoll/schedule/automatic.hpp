@@ -1,93 +1,48 @@
-// schedule::automatic — picks a schedule per call. For now it follows fixed
-// message-size thresholds in the spirit of MPICH's defaults; the cost-model
-// dispatcher replaces the rules, not the interface.
+// schedule::automatic — the schedule of the free functions: the dispatcher
+// (hpcoll/dispatch.hpp) chooses one of the collective's candidates per call.
 #pragma once
 
-#include <bit>
+#include <boost/hana/unpack.hpp>
 #include <cstddef>
 #include <tuple>
-#include <type_traits>
 #include <utility>
 
 #include "../detail/plan_for.hpp"
 #include "../detail/variant_plan.hpp"
-#include "../shape.hpp"
-#include "binomial.hpp"
-#include "bruck.hpp"
-#include "linear.hpp"
-#include "linear_sync.hpp"
-#include "pairwise.hpp"
-#include "recursive_doubling.hpp"
-#include "recursive_halving.hpp"
-#include "ring.hpp"
+#include "../dispatch.hpp"
+#include "candidates.hpp"
 
 namespace hpcoll::schedule {
-
-namespace detail_automatic {
-
-template <class Shape, class... Candidates>
-using choice = hpcoll::detail::variant_plan<plan_type<Candidates, Shape>...>;
-
-/// The plan of the `which`-th schedule of Candidates (counting from I), as a
-/// variant over all of their plan types.
-template <std::size_t I, class... Candidates, class Shape>
-choice<Shape, Candidates...> pick_from(const Shape& s, std::size_t which) {
-  if constexpr (I + 1 < sizeof...(Candidates))
-    if (which != I) return pick_from<I + 1, Candidates...>(s, which);
-  using candidate = std::tuple_element_t<I, std::tuple<Candidates...>>;
-  return choice<Shape, Candidates...>(std::in_place_index<I>, plan_for<candidate>(s));
-}
-
-template <class... Candidates, class Shape>
-choice<Shape, Candidates...> pick(const Shape& s, std::size_t which) {
-  return pick_from<0, Candidates...>(s, which);
-}
-
-constexpr bool power_of_two(int p) { return std::has_single_bit(static_cast<unsigned>(p)); }
-
-}  // namespace detail_automatic
 
 struct automatic {
   static constexpr const char* name = "automatic";
 
-  /// Binomial tree below 12 KiB or 8 ranks, otherwise scatter + ring allgather.
-  static auto plan(const bcast_shape& s) {
-    const bool short_message = s.count * s.elem_size < 12288 || s.size < 8;
-    return detail_automatic::pick<binomial, scatter_allgather<binomial, ring>>(s, short_message ? 0 : 1);
+  /// The plan of Shape's `index`-th candidate, as a variant over all of them.
+  template <dispatchable Shape>
+  static auto pick(const Shape& s, std::size_t index) {
+    return boost::hana::unpack(candidates<Shape>, [&](auto... types) {
+      return pick_from<0, typename decltype(types)::type...>(s, index);
+    });
   }
-  /// The binomial tree keeps rank order, so it serves every op.
-  static auto plan(const reduce_shape& s) { return binomial::plan(s); }
-  /// Recursive doubling for short vectors and non-commutative ops,
-  /// Rabenseifner otherwise.
-  static auto plan(const allreduce_shape& s) {
-    const bool rd = !s.commutative || s.count * s.elem_size <= 2048 || s.count < static_cast<std::size_t>(s.size);
-    return detail_automatic::pick<recursive_doubling, reduce_scatter_allgather<recursive_halving, recursive_doubling>>(
-        s, rd ? 0 : 1);
+
+  /// The plan the dispatcher chooses from the current machine file, tuning
+  /// table and environment (the op's own reduction cost is not known here:
+  /// the machine's default γ prices reductions). The collectives call
+  /// dispatch() instead, which remembers decisions per communicator.
+  template <dispatchable Shape>
+  static auto plan(const Shape& s) {
+    return pick(s, hpcoll::detail::decide_now<Shape, void, void>(s).choice);
   }
-  static auto plan(const gather_shape& s) { return binomial::plan(s); }
-  static auto plan(const gatherv_shape& s) { return linear::plan(s); }
-  static auto plan(const scatter_shape& s) { return binomial::plan(s); }
-  /// Recursive doubling (powers of two) or Bruck below 80 KiB in total, ring above.
-  static auto plan(const allgather_shape& s) {
-    const std::size_t total = s.count * s.elem_size * static_cast<std::size_t>(s.size);
-    const std::size_t which = total >= 81920 ? 2 : (detail_automatic::power_of_two(s.size) ? 0 : 1);
-    return detail_automatic::pick<recursive_doubling, bruck, ring>(s, which);
+
+private:
+  template <std::size_t I, class... Candidates, class Shape>
+  static hpcoll::detail::variant_plan<plan_type<Candidates, Shape>...> pick_from(const Shape& s, std::size_t index) {
+    if constexpr (I + 1 < sizeof...(Candidates))
+      if (index != I) return pick_from<I + 1, Candidates...>(s, index);
+    using candidate = std::tuple_element_t<I, std::tuple<Candidates...>>;
+    return hpcoll::detail::variant_plan<plan_type<Candidates, Shape>...>(std::in_place_index<I>,
+                                                                         plan_for<candidate>(s));
   }
-  /// Recursive halving below 512 KiB in total, ring above; the linear
-  /// (rank-ordered) schedule for non-commutative ops.
-  static auto plan(const reduce_scatter_block_shape& s) {
-    const std::size_t total = s.count * s.elem_size * static_cast<std::size_t>(s.size);
-    const std::size_t which = !s.commutative ? 0 : (total < 524288 ? 1 : 2);
-    return detail_automatic::pick<linear, recursive_halving, ring>(s, which);
-  }
-  /// Bruck for small blocks on 8 or more ranks, linear for medium blocks,
-  /// pairwise for large ones.
-  static auto plan(const alltoall_shape& s) {
-    const std::size_t block = s.count * s.elem_size;
-    const std::size_t which = (block <= 256 && s.size >= 8) ? 0 : (block <= 32768 ? 1 : 2);
-    return detail_automatic::pick<bruck, linear, pairwise>(s, which);
-  }
-  static auto plan(const alltoallv_shape& s) { return linear_sync<32>::plan(s); }
 };
 
 }  // namespace hpcoll::schedule
