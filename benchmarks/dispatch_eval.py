@@ -1,0 +1,810 @@
+#!/usr/bin/python3
+"""./hpcoll tune --evaluate: how well the runtime dispatcher chooses (the measurements of docs/dispatch.md).
+
+  ./hpcoll tune --evaluate [--table FILE] [--machine FILE] [--np N]... [--quick] [--sizes MIN:MAX]
+                           [--min-time S] [--repetitions K] [--collectives a,b] [--out DIR]
+                           [--from DIR] [--no-plots] [--verbose] [-- extra hpcoll_bench flags]
+
+What it does, in one invocation:
+  1. the tuning table: --table FILE, or else a tuning run first (./hpcoll tune with the same
+     settings, into DIR/tune/): the table is always measured on a different bench run than
+     the one it is judged on (judged on its own run, its regret would be 1 by construction);
+  2. the evaluation run: hpcoll_bench at each np (default 2, 3, 4, 8) with
+     --hpcoll_decisions_out, HPCOLL_TUNING and HPCOLL_<COLLECTIVE> unset: the cost model's
+     choice and every candidate's predicted time, next to every schedule's measured time;
+     --machine FILE sets HPCOLL_MACHINE (a machine file of ./hpcoll calibrate) for it;
+  3. the with-table decisions: hpcoll_bench --hpcoll_decisions_only with HPCOLL_TUNING set;
+  4. the report, DIR/report.md and DIR/report.json (default DIR results/dispatch-<UTC>/):
+     - model accuracy: predicted vs measured time of every (collective, schedule, np, S):
+       median |log(predicted/measured)|, the fraction within 2x, pairwise order agreement,
+       a table per collective at np=2 and a log-log scatter (model_vs_measured.png);
+     - regret: time of the chosen schedule / time of the fastest schedule in the cell, for
+       the model alone and for model+table: median, p90, worst, per collective; the worst
+       cells (regret.png: their distribution);
+     - against native MPI: geometric mean of dispatched / native per collective and np
+       (also the bench's own "default" row, the free function, as a cross-check) and the
+       cells where native MPI is more than 10% faster.
+--from DIR recomputes the report of an earlier evaluation folder without running anything.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import report  # noqa: E402
+import run_bench  # noqa: E402
+import tune  # noqa: E402
+
+NATIVE_WIN = 1.10  # "native wins" = dispatched / native above this
+WORST_CELLS = 12
+COLLECTIVE_VARS = ["HPCOLL_" + c.upper() for c in report.COLLECTIVE_ORDER]
+
+
+def log(msg):
+    print(f"[hpcoll] tune --evaluate: {msg}", flush=True)
+
+
+# ---------------------------------------------------------------------------
+# Statistics
+
+def percentile(xs, q):
+    """Linear interpolation between order statistics (q in [0, 100])."""
+    xs = sorted(xs)
+    if not xs:
+        return None
+    k = (len(xs) - 1) * q / 100.0
+    lo, hi = math.floor(k), math.ceil(k)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def regret_stats(values):
+    if not values:
+        return None
+    return {"cells": len(values), "median": statistics.median(values), "p90": percentile(values, 90),
+            "worst": max(values), "geomean": report.geomean(values),
+            "within_5pct": sum(v <= 1.05 for v in values) / len(values),
+            "optimal": sum(v <= 1.0 + 1e-12 for v in values) / len(values)}
+
+
+def accuracy_stats(points):
+    """points: dicts with predicted_s, measured_s."""
+    if not points:
+        return None
+    logs = [math.log(p["predicted_s"] / p["measured_s"]) for p in points]
+    absl = [abs(x) for x in logs]
+    return {"points": len(points), "median_abs_log": statistics.median(absl),
+            "median_factor": math.exp(statistics.median(absl)),
+            "within_2x": sum(a <= math.log(2) + 1e-12 for a in absl) / len(absl),
+            "median_log_bias": statistics.median(logs),  # < 0: the model predicts too little time
+            "worst_factor": math.exp(max(absl))}
+
+
+def order_agreement(cells, clear=1.2):
+    """Pairs of candidates in one cell that the model orders as the measurement does: over all pairs,
+    and over the 'clear' pairs whose measured times differ by more than `clear`."""
+    agree = total = cagree = ctotal = 0
+    for c in cells:
+        pts = [(p["predicted_s"], p["measured_s"]) for p in c["points"]]
+        for i in range(len(pts)):
+            for j in range(i + 1, len(pts)):
+                (pi, mi), (pj, mj) = pts[i], pts[j]
+                if mi == mj or pi == pj:
+                    continue
+                same = (pi < pj) == (mi < mj)
+                total += 1
+                agree += same
+                if max(mi, mj) / min(mi, mj) > clear:
+                    ctotal += 1
+                    cagree += same
+    return {"pairs": total, "agree": agree / total if total else None,
+            "clear_pairs": ctotal, "clear_agree": cagree / ctotal if ctotal else None, "clear_ratio": clear}
+
+
+# ---------------------------------------------------------------------------
+# Loading an evaluation folder
+
+def load_decisions(path):
+    with open(path) as f:
+        doc = json.load(f)
+    rows = {}
+    for r in doc.get("rows", []):
+        rows[(r["collective"], int(r["bytes"]))] = r
+    return doc, rows
+
+
+def table_lookup(table, collective, np_, size):
+    """The first entry of a tuning table covering the call (what the dispatcher must do), or None."""
+    for e in table.get("entries", []):
+        if (e["collective"] == collective and e["min_ranks"] <= np_ <= e["max_ranks"]
+                and e["min_bytes"] <= size <= e["max_bytes"]):
+            return e
+    return None
+
+
+class Evaluation:
+    """Everything of one evaluation folder, joined per cell (collective, np, S)."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.meta = {}
+        meta = os.path.join(folder, "eval.json")
+        if os.path.exists(meta):
+            with open(meta) as f:
+                self.meta = json.load(f)
+        self.model_docs, self.table_docs = {}, {}
+        self.model_rows, self.table_rows = {}, {}
+        self.table = None
+        path = self.meta.get("table_path")
+        if path and os.path.exists(path):
+            with open(path) as f:
+                self.table = json.load(f)
+        bench_files = []
+        for name in sorted(os.listdir(folder)):
+            m = re.match(r"decisions-(model|table)-np(\d+)\.json$", name)
+            if m:
+                doc, rows = load_decisions(os.path.join(folder, name))
+                n = int(doc.get("np", m.group(2)))
+                (self.model_docs if m.group(1) == "model" else self.table_docs)[n] = doc
+                (self.model_rows if m.group(1) == "model" else self.table_rows)[n] = rows
+            elif re.match(r"np\d+\.json$", name):
+                bench_files.append(os.path.join(folder, name))
+        self.bench = tune.Bench.load(bench_files)
+        self.notes = []
+        self.cells = self._join()
+
+    def _join(self):
+        cells = []
+        b = self.bench
+        for n in sorted(self.model_rows):
+            if n not in self.table_rows:
+                self.notes.append(f"np={n}: no with-table decisions (decisions-table-np{n}.json missing): "
+                                  "model+table columns empty")
+            trows = self.table_rows.get(n, {})
+            for (collective, size), row in self.model_rows[n].items():
+                key = (collective, n)
+                if key not in b.times:
+                    self.notes.append(f"{collective} np={n}: decisions but no bench rows")
+                    continue
+                measured = {l: t for l in b.candidates(key) if (t := b.time(key, l, size)) is not None}
+                if not measured:
+                    self.notes.append(f"{collective} np={n} S={size}: decisions but no measured schedule")
+                    continue
+                best = min(measured, key=lambda l: (measured[l], b.candidates(key).index(l)))
+                native_label = b.native(key)
+                cell = {"collective": collective, "np": n, "bytes": size, "measured": measured,
+                        "best": best, "best_s": measured[best],
+                        "native_s": b.time(key, native_label, size) if native_label else None,
+                        "default_s": b.time(key, "default", size),
+                        "model_choice": row.get("choice"), "model_reason": row.get("reason"),
+                        "predicted": {c["schedule"]: c["predicted_s"] for c in row.get("candidates", [])
+                                      if isinstance(c.get("predicted_s"), (int, float))}}
+                trow = trows.get((collective, size))
+                cell["table_choice"] = trow.get("choice") if trow else None
+                cell["table_reason"] = trow.get("reason") if trow else None
+                if trow and self.table is not None:
+                    entry = table_lookup(self.table, collective, n, size)
+                    if entry and (trow.get("reason") != "table" or trow.get("choice") != entry["schedule"]):
+                        self.notes.append(f"{collective} np={n} S={size}: the table says {entry['schedule']}, the "
+                                          f"dispatcher chose {trow.get('choice')} ({trow.get('reason')})")
+                    elif not entry and trow.get("reason") == "table":
+                        self.notes.append(f"{collective} np={n} S={size}: no table entry covers it, yet the "
+                                          f"dispatcher's reason is 'table' ({trow.get('choice')})")
+                if trow and trow.get("model_choice") != row.get("model_choice"):
+                    self.notes.append(f"{collective} np={n} S={size}: the model chose {row.get('model_choice')} "
+                                      f"in the evaluation run but {trow.get('model_choice')} in the table run")
+                for which in ("model", "table"):
+                    choice = cell[f"{which}_choice"]
+                    t = measured.get(choice) if choice else None
+                    if choice and t is None:
+                        self.notes.append(f"{collective} np={n} S={size}: {which} choice {choice} has no "
+                                          "measured row")
+                    cell[f"{which}_s"] = t
+                    cell[f"{which}_regret"] = t / measured[best] if t else None
+                cell["points"] = [{"schedule": l, "predicted_s": cell["predicted"][l], "measured_s": measured[l]}
+                                  for l in measured if cell["predicted"].get(l, 0) > 0]
+                missing = sorted(set(measured) - set(cell["predicted"]))
+                if missing:
+                    self.notes.append(f"{collective} np={n} S={size}: no prediction for {', '.join(missing)}")
+                cells.append(cell)
+        order = {c: i for i, c in enumerate(report.COLLECTIVE_ORDER)}
+        cells.sort(key=lambda c: (order.get(c["collective"], 99), c["collective"], c["np"], c["bytes"]))
+        return cells
+
+    # -- groupings
+    def collectives(self):
+        seen = []
+        for c in self.cells:
+            if c["collective"] not in seen:
+                seen.append(c["collective"])
+        return seen
+
+    def nps(self):
+        return sorted({c["np"] for c in self.cells})
+
+
+# ---------------------------------------------------------------------------
+# Analysis -> report.json
+
+def analyse(ev):
+    cells = ev.cells
+    out = {"meta": ev.meta, "notes": ev.notes}
+    out["decision_sources"] = {
+        "model": {str(n): {"machine_source": d.get("machine_source"), "tuning_source": d.get("tuning_source")}
+                  for n, d in ev.model_docs.items()},
+        "table": {str(n): {"machine_source": d.get("machine_source"), "tuning_source": d.get("tuning_source")}
+                  for n, d in ev.table_docs.items()}}
+
+    # Model accuracy.
+    points = [dict(p, collective=c["collective"], np=c["np"], bytes=c["bytes"]) for c in cells for p in c["points"]]
+    acc = {"overall": accuracy_stats(points), "by_np": {}, "by_collective": {}, "by_collective_np": {},
+           "order": order_agreement(cells),
+           "model_picks_best": (sum(c["model_choice"] == c["best"] for c in cells) / len(cells)) if cells else None}
+    for n in ev.nps():
+        acc["by_np"][str(n)] = accuracy_stats([p for p in points if p["np"] == n])
+        if acc["by_np"][str(n)]:
+            acc["by_np"][str(n)]["order"] = order_agreement([c for c in cells if c["np"] == n])
+    for coll in ev.collectives():
+        acc["by_collective"][coll] = accuracy_stats([p for p in points if p["collective"] == coll])
+        acc["by_collective_np"][coll] = {str(n): accuracy_stats([p for p in points if p["collective"] == coll
+                                                                 and p["np"] == n]) for n in ev.nps()}
+        if acc["by_collective"][coll]:
+            acc["by_collective"][coll]["order"] = order_agreement([c for c in cells if c["collective"] == coll])
+    acc["points"] = points
+    out["accuracy"] = acc
+
+    # Regret.
+    reg = {}
+    for which in ("model", "table"):
+        vals = [c[f"{which}_regret"] for c in cells if c[f"{which}_regret"] is not None]
+        r = {"overall": regret_stats(vals), "by_collective": {}, "by_np": {}}
+        for coll in ev.collectives():
+            r["by_collective"][coll] = regret_stats([c[f"{which}_regret"] for c in cells if c["collective"] == coll
+                                                     and c[f"{which}_regret"] is not None])
+        for n in ev.nps():
+            r["by_np"][str(n)] = regret_stats([c[f"{which}_regret"] for c in cells if c["np"] == n
+                                               and c[f"{which}_regret"] is not None])
+        worst = sorted((c for c in cells if c[f"{which}_regret"] is not None),
+                       key=lambda c: -c[f"{which}_regret"])[:WORST_CELLS]
+        r["worst_cells"] = [_cell_summary(c, which) for c in worst]
+        reg[which] = r
+    reg["table_reasons"] = {}
+    for c in cells:
+        reason = c["table_reason"] or "none"
+        reg["table_reasons"][reason] = reg["table_reasons"].get(reason, 0) + 1
+    out["regret"] = reg
+
+    # Against native MPI.
+    nat = {"geomeans": [], "native_wins": []}
+    for coll in ev.collectives():
+        for n in ev.nps():
+            cs = [c for c in cells if c["collective"] == coll and c["np"] == n and c["native_s"]]
+            if not cs:
+                continue
+            row = {"collective": coll, "np": n, "cells": len(cs)}
+            for which in ("model", "table", "default", "best"):
+                row[which] = report.geomean([c[f"{which}_s"] / c["native_s"] for c in cs if c.get(f"{which}_s")])
+            nat["geomeans"].append(row)
+    for c in cells:
+        if not c["native_s"]:
+            continue
+        m = c["model_s"] / c["native_s"] if c["model_s"] else None
+        t = c["table_s"] / c["native_s"] if c["table_s"] else None
+        if (m and m > NATIVE_WIN) or (t and t > NATIVE_WIN):
+            nat["native_wins"].append({"collective": c["collective"], "np": c["np"], "bytes": c["bytes"],
+                                       "native_s": c["native_s"], "model_choice": c["model_choice"],
+                                       "model_over_native": m, "table_choice": c["table_choice"],
+                                       "table_over_native": t, "best": c["best"],
+                                       "best_over_native": c["best_s"] / c["native_s"]})
+    out["native"] = nat
+    out["cells"] = [{k: v for k, v in c.items() if k != "points"} for c in cells]
+    return out
+
+
+def _cell_summary(c, which):
+    return {"collective": c["collective"], "np": c["np"], "bytes": c["bytes"], "choice": c[f"{which}_choice"],
+            "choice_s": c[f"{which}_s"], "best": c["best"], "best_s": c["best_s"], "regret": c[f"{which}_regret"],
+            "predicted_choice_s": c["predicted"].get(c[f"{which}_choice"]),
+            "predicted_best_s": c["predicted"].get(c["best"])}
+
+
+# ---------------------------------------------------------------------------
+# Markdown
+
+def us(t):
+    return report.fmt_us(t * 1e6) if t is not None else "—"
+
+
+def f2(x, spec=".2f"):
+    return format(x, spec) if x is not None else "—"
+
+
+def pct(x):
+    return f"{100 * x:.0f}%" if x is not None else "—"
+
+
+def md_table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def size_label(b):
+    return tune.fmt_bytes(b)
+
+
+def markdown(ev, res, pngs):
+    meta = res["meta"]
+    L = []
+    L.append(f"# Dispatcher evaluation {meta.get('stamp', '')}".rstrip())
+    L.append("")
+    if meta.get("command"):
+        L.append(f"- Command: `{meta['command']}`")
+    if meta.get("machine_text"):
+        L.append(f"- Machine: {meta['machine_text']}")
+    if meta.get("settings"):
+        s = meta["settings"]
+        L.append(f"- Evaluation run: np {', '.join(map(str, s.get('nps', [])))}; sizes {s.get('sizes')} B "
+                 f"(x4 steps); `--benchmark_min_time={s.get('min_time')}` x {s.get('repetitions')} repetition(s), "
+                 f"median; collectives {s.get('collectives') or 'all'}")
+    if meta.get("table"):
+        L.append(f"- Tuning table: `{meta['table']}` ({meta.get('table_origin', 'given')}); it was measured on a "
+                 "different bench run than the evaluation run")
+    srcs = sorted({(d["machine_source"] or "?") for d in res["decision_sources"]["model"].values()})
+    L.append(f"- Cost model's machine: {', '.join(srcs) or '?'}")
+    if meta.get("seconds"):
+        L.append("- Time: " + ", ".join(f"{k} {v:.0f} s" for k, v in meta["seconds"].items()))
+    L.append(f"- {len(ev.cells)} cells (collective x np x S); times are per call, slowest rank, µs "
+             "(median of the repetitions).")
+    over = [n for n in ev.nps() if run_bench.cores() < n]
+    if over:
+        L.append(f"- np {', '.join(map(str, over))} run oversubscribed on {run_bench.cores()} cores: read those "
+                 "times as ratios between schedules at the same np.")
+    L.append("")
+
+    # 1. Model accuracy
+    acc = res["accuracy"]
+    L.append("## 1. Cost model accuracy: predicted vs measured time")
+    L.append("")
+    L.append("Error factor = exp(median |ln(predicted / measured)|); bias = exp(median ln(predicted / measured)) "
+             "(< 1: the model predicts too little time); order = fraction of candidate pairs in a cell that the "
+             f"model orders like the measurement (clear pairs: measured times more than "
+             f"{acc['order']['clear_ratio']:.1f}x apart; — = the model predicts the same time for every "
+             "candidate, no pair to order).")
+    L.append("")
+    rows = []
+
+    def acc_row(name, a, order=None):
+        if not a:
+            return [name, "0", "—", "—", "—", "—", "—"]
+        return [name, str(a["points"]), f"x{a['median_factor']:.2f}", pct(a["within_2x"]),
+                f"{math.exp(a['median_log_bias']):.2f}", f"x{a['worst_factor']:.1f}",
+                (f"{pct(order['agree'])} / {pct(order['clear_agree'])}" if order else "—")]
+    rows.append(acc_row("**all**", acc["overall"], acc["order"]))
+    for n, a in acc["by_np"].items():
+        rows.append(acc_row(f"np={n}", a, a.get("order") if a else None))
+    for coll, a in acc["by_collective"].items():
+        rows.append(acc_row(coll, a, a.get("order") if a else None))
+    L.append(md_table(["", "points", "error factor", "within 2x", "bias", "worst", "order (all / clear)"], rows))
+    L.append("")
+    if acc["model_picks_best"] is not None:
+        L.append(f"The model's choice is the measured fastest schedule in {pct(acc['model_picks_best'])} of the cells.")
+        L.append("")
+    if "model_vs_measured.png" in pngs:
+        L.append("![predicted vs measured](model_vs_measured.png)")
+        L.append("")
+    np0 = 2 if 2 in ev.nps() else (ev.nps()[0] if ev.nps() else None)
+    if np0 is not None:
+        L.append(f"### Per collective at np={np0}: predicted / measured µs")
+        L.append("")
+        L.append("**bold** = measured fastest, † = the model's choice.")
+        for coll in ev.collectives():
+            cs = [c for c in ev.cells if c["collective"] == coll and c["np"] == np0]
+            if not cs:
+                continue
+            scheds = ev.bench.candidates((coll, np0))
+            L.append("")
+            L.append(f"#### {coll}")
+            L.append("")
+            rows = []
+            for c in cs:
+                r = [size_label(c["bytes"])]
+                for s in scheds:
+                    m = c["measured"].get(s)
+                    p = c["predicted"].get(s)
+                    cell = f"{us(p)} / {us(m)}" if m is not None or p is not None else "—"
+                    if s == c["best"]:
+                        cell = f"**{cell}**"
+                    if s == c["model_choice"]:
+                        cell += " †"
+                    r.append(cell)
+                rows.append(r)
+            L.append(md_table(["S"] + [f"`{s}`" for s in scheds], rows))
+    L.append("")
+
+    # 2. Regret
+    reg = res["regret"]
+    L.append("## 2. Dispatcher regret: time(chosen) / time(fastest schedule in the cell)")
+    L.append("")
+    L.append("Chosen: the model alone (HPCOLL_TUNING unset) or model + table (HPCOLL_TUNING set: the table's "
+             "schedule where an entry covers the call, the model's elsewhere). Both are timed by the "
+             "evaluation run's row of that schedule. Fastest: the fastest hpcoll schedule in the cell.")
+    L.append("")
+    reasons = ", ".join(f"{k}: {v}" for k, v in sorted(reg["table_reasons"].items()))
+    L.append(f"With the table, decisions by reason: {reasons}.")
+    L.append("")
+
+    def reg_cells(r):
+        if not r:
+            return ["—"] * 5
+        return [f"{r['median']:.2f}", f"{r['p90']:.2f}", f"{r['worst']:.2f}", pct(r["within_5pct"]), pct(r["optimal"])]
+    rows = [["**all**"] + reg_cells(reg["model"]["overall"]) + reg_cells(reg["table"]["overall"])]
+    for n in reg["model"]["by_np"]:
+        rows.append([f"np={n}"] + reg_cells(reg["model"]["by_np"][n]) + reg_cells(reg["table"]["by_np"].get(n)))
+    for coll in reg["model"]["by_collective"]:
+        rows.append([coll] + reg_cells(reg["model"]["by_collective"][coll])
+                    + reg_cells(reg["table"]["by_collective"].get(coll)))
+    L.append(md_table(["", "model: median", "p90", "worst", "≤ 1.05", "optimal",
+                       "model+table: median", "p90", "worst", "≤ 1.05", "optimal"], rows))
+    L.append("")
+    if "regret.png" in pngs:
+        L.append("![regret distribution](regret.png)")
+        L.append("")
+    for which, title in (("model", "model alone"), ("table", "model + table")):
+        L.append(f"### Worst cells, {title}")
+        L.append("")
+        rows = [[w["collective"], str(w["np"]), size_label(w["bytes"]), f"`{w['choice']}`", us(w["choice_s"]),
+                 f"`{w['best']}`", us(w["best_s"]), f"{w['regret']:.2f}",
+                 f"{us(w['predicted_choice_s'])} / {us(w['predicted_best_s'])}"]
+                for w in reg[which]["worst_cells"]]
+        L.append(md_table(["collective", "np", "S", "chosen", "µs", "fastest", "µs", "regret",
+                           "predicted µs chosen / fastest"], rows))
+        L.append("")
+
+    # 3. Native
+    nat = res["native"]
+    L.append("## 3. Against native MPI")
+    L.append("")
+    L.append("Geometric mean over the sizes of time / native MPI's time (< 1: hpcoll faster). model, model+table: "
+             "the chosen schedule's row; default: the bench's own row of the free function in the evaluation "
+             "run (model alone, includes the dispatch overhead): a cross-check of the model column; fastest: "
+             "the best hpcoll schedule per cell (an oracle).")
+    L.append("")
+    rows = [[g["collective"], str(g["np"]), str(g["cells"]), f2(g["model"]), f2(g["table"]), f2(g["default"]),
+             f2(g["best"])] for g in nat["geomeans"]]
+    L.append(md_table(["collective", "np", "sizes", "model", "model+table", "default row", "fastest"], rows))
+    L.append("")
+    L.append(f"### Cells where native MPI is more than {int(round((NATIVE_WIN - 1) * 100))}% faster than the "
+             f"dispatched schedule ({len(nat['native_wins'])})")
+    L.append("")
+    if nat["native_wins"]:
+        counts = {}
+        for w in nat["native_wins"]:
+            counts[w["collective"]] = counts.get(w["collective"], 0) + 1
+        L.append("Per collective: " + ", ".join(f"{c} {k}" for c, k in counts.items()) + ". Ratios are time / "
+                 "native; the fastest hpcoll schedule's ratio shows whether any schedule could have won.")
+        L.append("")
+        rows = [[w["collective"], str(w["np"]), size_label(w["bytes"]), us(w["native_s"]),
+                 f"`{w['model_choice']}` {f2(w['model_over_native'])}",
+                 f"`{w['table_choice']}` {f2(w['table_over_native'])}",
+                 f"`{w['best']}` {f2(w['best_over_native'])}"] for w in nat["native_wins"]]
+        L.append(md_table(["collective", "np", "S", "native µs", "model: choice, ratio", "model+table",
+                           "fastest hpcoll"], rows))
+    else:
+        L.append("None.")
+    L.append("")
+    if ev.notes:
+        L.append("## Notes")
+        L.append("")
+        for n in ev.notes[:50]:
+            L.append(f"- {n}")
+        if len(ev.notes) > 50:
+            L.append(f"- ... and {len(ev.notes) - 50} more (report.json)")
+        L.append("")
+    return "\n".join(L)
+
+
+# ---------------------------------------------------------------------------
+# Plots
+
+def plots(ev, res, folder):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        log(f"no plots: matplotlib unavailable ({e}); run with /usr/bin/python3")
+        return []
+    written = []
+    points = res["accuracy"]["points"]
+    if points:
+        ncores = run_bench.cores()
+        dedicated = [p for p in points if p["np"] <= ncores]
+        panels = ([(f"np ≤ {ncores} (one core per rank)", dedicated)] if dedicated and len(dedicated) < len(points)
+                  else []) + [("every np" + (f" (np > {ncores} oversubscribed)" if dedicated != points else ""), points)]
+        fig, axes = plt.subplots(1, len(panels), figsize=(8.5 * len(panels), 7.5), squeeze=False)
+        colls = ev.collectives()
+        cmap = plt.get_cmap("tab10")
+        markers = {n: m for n, m in zip(ev.nps(), "os^Dvp*hX<>")}
+        lo = min(min(p["predicted_s"], p["measured_s"]) for p in points) * 1e6 / 1.5
+        hi = max(max(p["predicted_s"], p["measured_s"]) for p in points) * 1e6 * 1.5
+        for ax, (title, pts_all) in zip(axes[0], panels):
+            for i, coll in enumerate(colls):
+                for n in ev.nps():
+                    pts = [p for p in pts_all if p["collective"] == coll and p["np"] == n]
+                    if pts:
+                        ax.scatter([p["predicted_s"] * 1e6 for p in pts], [p["measured_s"] * 1e6 for p in pts],
+                                   s=14, color=cmap(i % 10), marker=markers.get(n, "o"), alpha=0.7, linewidths=0,
+                                   label=coll if n == min(q["np"] for q in pts_all) else None)
+            ax.plot([lo, hi], [lo, hi], color="black", lw=1)
+            for f in (2, 0.5):
+                ax.plot([lo, hi], [lo * f, hi * f], color="grey", lw=0.8, ls="--")
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlim(lo, hi)
+            ax.set_ylim(lo, hi)
+            ax.set_xlabel("predicted by the cost model [µs]")
+            ax.set_ylabel("measured, slowest rank [µs]")
+            a = accuracy_stats(pts_all)
+            ax.set_title(f"{title}: {len(pts_all)} points, error factor x{a['median_factor']:.2f}, "
+                         f"{100 * a['within_2x']:.0f}% within 2x", fontsize=9)
+            ax.grid(True, which="both", alpha=0.25)
+            ax.legend(fontsize=8, loc="upper left")
+        fig.suptitle("predicted vs measured time of every (collective, schedule, np, S); solid: equal, dashed: "
+                     "a factor 2 off; marker = np (" + ", ".join(f"{m} {n}" for n, m in markers.items()) + ")",
+                     fontsize=10)
+        fig.tight_layout()
+        path = os.path.join(folder, "model_vs_measured.png")
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        written.append(path)
+    series = [(w, sorted(c[f"{w}_regret"] for c in ev.cells if c[f"{w}_regret"] is not None))
+              for w in ("model", "table")]
+    if any(v for _, v in series):
+        fig, ax = plt.subplots(figsize=(8, 5))
+        for (w, vals), color in zip(series, ("tab:blue", "tab:orange")):
+            if vals:
+                ax.step(vals, [(i + 1) / len(vals) for i in range(len(vals))], where="post", color=color,
+                        label={"model": "model alone", "table": "model + table"}[w])
+        ax.set_xscale("log")
+        ax.set_xlabel("regret = time(chosen) / time(fastest schedule)")
+        ax.set_ylabel("fraction of cells")
+        ax.set_title("dispatcher regret over collectives x sizes x np", fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        path = os.path.join(folder, "regret.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def write_report(folder, no_plots=False):
+    ev = Evaluation(folder)
+    if not ev.cells:
+        raise SystemExit(f"[hpcoll] tune --evaluate: nothing to evaluate in {folder} (decisions-model-np*.json "
+                         "and np*.json needed)")
+    res = analyse(ev)
+    pngs = [] if no_plots else [os.path.basename(p) for p in plots(ev, res, folder)]
+    with open(os.path.join(folder, "report.json"), "w") as f:
+        json.dump(res, f, indent=1)
+        f.write("\n")
+    text = markdown(ev, res, pngs)
+    with open(os.path.join(folder, "report.md"), "w") as f:
+        f.write(text + "\n")
+    return ev, res, pngs
+
+
+def summary(res):
+    out = []
+    a = res["accuracy"]["overall"]
+    if a:
+        out.append(f"model accuracy: {a['points']} points; error factor x{a['median_factor']:.2f} (median), "
+                   f"{100 * a['within_2x']:.0f}% within 2x; model picks the fastest in "
+                   f"{100 * (res['accuracy']['model_picks_best'] or 0):.0f}% of cells")
+    for which, name in (("model", "model alone"), ("table", "model+table")):
+        r = res["regret"][which]["overall"]
+        if r:
+            out.append(f"regret, {name}: median {r['median']:.2f}, p90 {r['p90']:.2f}, worst {r['worst']:.2f} "
+                       f"({r['cells']} cells)")
+    out.append(f"cells where native MPI is > {int(round((NATIVE_WIN - 1) * 100))}% faster than the dispatched "
+               f"schedule: {len(res['native']['native_wins'])}")
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Running
+
+class Env:
+    """Temporarily sets/unsets environment variables (mpiexec passes the environment to local ranks)."""
+
+    def __init__(self, set_=None, unset=()):
+        self.set_ = set_ or {}
+        self.unset = list(unset)
+
+    def __enter__(self):
+        self.saved = {k: os.environ.get(k) for k in list(self.set_) + self.unset}
+        for k in self.unset:
+            os.environ.pop(k, None)
+        os.environ.update(self.set_)
+
+    def __exit__(self, *exc):
+        for k, v in self.saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def decisions_only(runner, np_, out, bench_args, timeout=600):
+    """hpcoll_bench --hpcoll_decisions_only at np_ (console output in <out>.log)."""
+    cmd = (["mpiexec", "-n", str(np_)] + runner.flags + [runner.args.binary] + bench_args
+           + ["--hpcoll_decisions_only", f"--hpcoll_decisions_out={out}"])
+    line = " ".join(shlex.quote(c) for c in cmd)
+    env_text = " ".join(f"{k}={shlex.quote(os.environ[k])}" for k in ("HPCOLL_TUNING", "HPCOLL_MACHINE")
+                        if k in os.environ)
+    out_log = os.path.splitext(out)[0] + ".log"
+    t0 = time.monotonic()
+    with open(out_log, "w") as logf:
+        logf.write(f"$ {env_text + ' ' if env_text else ''}{line}\n")
+        logf.flush()
+        try:
+            rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
+                                timeout=timeout).returncode
+        except subprocess.TimeoutExpired:
+            rc = "timeout"
+    runner.commands.write(f"# {os.path.basename(out)}: rc={rc}, {time.monotonic() - t0:.1f} s\n"
+                          f"{env_text + ' ' if env_text else ''}{line}\n")
+    runner.commands.flush()
+    if rc != 0 or not os.path.exists(out):
+        log(f"  {os.path.basename(out)}: FAILED (exit {rc}); from {run_bench.show(out_log)}:")
+        with open(out_log) as f:
+            lines = f.readlines()[1:]
+        reasons = [l for l in lines if re.search(r"hpcoll|error|abort", l, re.I)][:6]
+        for text in reasons or lines[-12:]:
+            print("    " + text.rstrip())
+        if os.path.exists(out):
+            os.rename(out, out + ".failed")
+        return False
+    log(f"  {os.path.basename(out)}: {time.monotonic() - t0:.1f} s")
+    return True
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = argparse.ArgumentParser(prog="./hpcoll tune --evaluate", formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 description=__doc__[__doc__.index("What it does"):])
+    ap.add_argument("--table", metavar="FILE", help="the tuning table to judge (default: tune first, on a "
+                                                    "separate run, into DIR/tune/)")
+    ap.add_argument("--machine", metavar="FILE", help="machine file for the cost model (sets HPCOLL_MACHINE)")
+    ap.add_argument("--np", type=int, action="append", metavar="N",
+                    help=f"process count (repeatable; default {' '.join(map(str, tune.DEFAULT_NPS))})")
+    ap.add_argument("--quick", action="store_true", help=f"sizes {tune.QUICK_SIZES} B, min_time {tune.QUICK_MIN_TIME}")
+    ap.add_argument("--sizes", metavar="MIN:MAX", help=f"bytes, x4 steps (default {tune.FULL_SIZES})")
+    ap.add_argument("--min-time", type=float, metavar="S",
+                    help=f"--benchmark_min_time (default {tune.DEFAULT_MIN_TIME}; --quick {tune.QUICK_MIN_TIME})")
+    ap.add_argument("--repetitions", type=int, metavar="K", default=tune.DEFAULT_REPETITIONS,
+                    help=f"repetitions per row, median used (default {tune.DEFAULT_REPETITIONS})")
+    ap.add_argument("--collectives", metavar="a,b", help="only these collectives (default all)")
+    ap.add_argument("--out", metavar="DIR", help="results folder (default results/dispatch-<UTC>)")
+    ap.add_argument("--from", dest="reuse", metavar="DIR", help="recompute the report of an earlier evaluation "
+                                                                "folder; runs nothing")
+    ap.add_argument("--no-plots", action="store_true", help="no PNG")
+    args, extra = tune.parse_runner_args(ap, argv)
+    for name in ("table", "machine", "out", "reuse"):
+        setattr(args, name, tune.from_cwd(args.cwd, getattr(args, name)))
+    if args.repetitions < 1:
+        ap.error("--repetitions must be >= 1")
+
+    if args.reuse:
+        folder = args.reuse
+        if not os.path.isdir(folder):
+            sys.exit(f"[hpcoll] tune --evaluate: no such folder {folder}")
+        _, res, pngs = write_report(folder, args.no_plots)
+        print("\n".join(summary(res)))
+        log(f"report: {run_bench.show(os.path.join(folder, 'report.md'))}, report.json"
+            + (", " + ", ".join(pngs) if pngs else ""))
+        return 0
+
+    if not os.access(args.binary, os.X_OK):
+        sys.exit(f"[hpcoll] tune --evaluate: no benchmark binary at {args.binary} (./hpcoll tune builds it)")
+    for what, path in (("--table", args.table), ("--machine", args.machine)):
+        if path and not os.path.isfile(path):
+            sys.exit(f"[hpcoll] tune --evaluate: {what} {path}: no such file")
+    nps = args.np or tune.DEFAULT_NPS
+    sizes = args.sizes or (tune.QUICK_SIZES if args.quick else tune.FULL_SIZES)
+    min_time = args.min_time if args.min_time is not None else (tune.QUICK_MIN_TIME if args.quick else tune.DEFAULT_MIN_TIME)
+    now = tune.utc_now()
+    folder = os.path.abspath(args.out or os.path.join(ROOT, "results", f"dispatch-{tune.stamp(now)}"))
+    os.makedirs(folder, exist_ok=True)
+    command = " ".join(["./hpcoll", "tune", "--evaluate"] + [shlex.quote(a) for a in tune._drop_hidden(argv)]
+                       + (["--"] + [shlex.quote(a) for a in extra] if extra else []))
+    log(f"np {', '.join(map(str, nps))}; sizes {sizes} B; min_time {min_time:g} s x {args.repetitions}; "
+        f"results in {run_bench.show(folder)}")
+    tune.oversubscription_note(nps, args.mpiexec_flags, say=log)
+    seconds = {}
+    machine_env = {"HPCOLL_MACHINE": os.path.abspath(args.machine)} if args.machine else {}
+    clean = ["HPCOLL_TUNING"] + COLLECTIVE_VARS
+
+    # 1. The table.
+    if args.table:
+        table_path, origin = os.path.abspath(args.table), "given"
+    else:
+        tune_dir = os.path.join(folder, "tune")
+        os.makedirs(tune_dir, exist_ok=True)
+        log(f"1/3 tuning run (its own bench run) into {run_bench.show(tune_dir)}")
+        t0 = time.monotonic()
+        with Env(unset=clean):
+            bench, per_np, failed = tune.run_tune(args.binary, args.mpiexec_flags, tune_dir, nps, sizes, min_time,
+                                                  args.repetitions, args.collectives, args.verbose, extra, say=log)
+        seconds["tuning run"] = time.monotonic() - t0
+        if not bench.times:
+            sys.exit("[hpcoll] tune --evaluate: the tuning run failed")
+        table = tune.make_table(bench, command + "  (tuning step)", tune.machine_text(bench, nps, args.mpiexec_flags))
+        table_path, origin = os.path.join(tune_dir, "tuning.json"), "tuned by this command on its own bench run"
+        tune.write_table(table_path, table)
+        with open(os.path.join(tune_dir, "summary.txt"), "w") as f:
+            f.write("\n".join(tune.summary_lines(bench, table)) + "\n")
+        log(f"  table: {run_bench.show(table_path)} ({len(table['entries'])} entries)")
+
+    # 2. The evaluation run (model only) and 3. the with-table decisions.
+    runner = tune.make_runner(args.binary, args.mpiexec_flags, folder, args.verbose, extra)
+    common = tune.bench_common_args(sizes, min_time, args.repetitions, args.collectives)
+    log("2/3 evaluation run (model only: HPCOLL_TUNING unset)")
+    t0 = time.monotonic()
+    per_np = {}
+    runner.commands.write("# evaluation runs: HPCOLL_TUNING and HPCOLL_<COLLECTIVE> unset"
+                          + (f", HPCOLL_MACHINE={machine_env['HPCOLL_MACHINE']}" if machine_env else "") + "\n")
+    with Env(set_=machine_env, unset=clean):
+        for n in nps:
+            t1 = time.monotonic()
+            runner.run(n, f"np{n}", common + [f"--hpcoll_decisions_out={os.path.join(folder, f'decisions-model-np{n}.json')}"])
+            per_np[n] = time.monotonic() - t1
+    seconds["evaluation run"] = time.monotonic() - t0
+    if len(runner.failed) == len(nps):
+        sys.exit("[hpcoll] tune --evaluate: every evaluation run failed (see the logs above); no report")
+    log("3/3 decisions with the table (HPCOLL_TUNING set, --hpcoll_decisions_only)")
+    t0 = time.monotonic()
+    dec_args = [a for a in common if a.startswith("--hpcoll_")]
+    table_failed = []
+    with Env(set_=dict(machine_env, HPCOLL_TUNING=table_path), unset=COLLECTIVE_VARS):
+        for n in nps:
+            if not decisions_only(runner, n, os.path.join(folder, f"decisions-table-np{n}.json"), dec_args):
+                table_failed.append(f"decisions-table-np{n}")
+    seconds["table decisions"] = time.monotonic() - t0
+
+    bench = tune.Bench.load([os.path.join(folder, f"np{n}.json") for n in nps
+                             if os.path.exists(os.path.join(folder, f"np{n}.json"))])
+    meta = {"stamp": tune.stamp(now), "command": command, "table": run_bench.show(table_path),
+            "table_path": table_path, "table_origin": origin,
+            "machine_file": args.machine, "machine_text": tune.machine_text(bench, nps, args.mpiexec_flags),
+            "settings": {"nps": nps, "sizes": sizes, "min_time": min_time, "repetitions": args.repetitions,
+                         "collectives": args.collectives, "extra": extra},
+            "seconds": seconds, "evaluation_seconds_per_np": per_np}
+    with open(os.path.join(folder, "eval.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+        f.write("\n")
+    failed = [n for n, _ in runner.failed] + table_failed
+    if failed:
+        log("failed runs: " + ", ".join(failed))
+    _, res, pngs = write_report(folder, args.no_plots)
+    print("\n".join(summary(res)))
+    log(f"report: {run_bench.show(os.path.join(folder, 'report.md'))}, report.json"
+        + (", " + ", ".join(pngs) if pngs else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
