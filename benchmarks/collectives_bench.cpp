@@ -709,7 +709,7 @@ int run(int argc, char** argv, int rank, int size) {
   if (rank == 0) {
     plain_name_lines lines(std::cout);
     std::ostream console(&lines);
-    plain_names display(std::unique_ptr<benchmark::BenchmarkReporter>(benchmark::CreateDefaultDisplayReporter()));
+    plain_names display{std::unique_ptr<benchmark::BenchmarkReporter>(benchmark::CreateDefaultDisplayReporter())};
     display.SetOutputStream(&console);
     const auto file = file_reporter(out);
     benchmark::RunSpecifiedBenchmarks(&display, file.get());

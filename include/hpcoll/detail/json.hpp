@@ -33,14 +33,16 @@
 
 namespace hpcoll::detail::json {
 
+// (kind is declared before the array and object aliases: GCC's -Wshadow
+// takes the enumerators for redeclarations of them otherwise.)
+enum class kind { null, boolean, number, string, array, object };
+
 class value;
 struct member;
 
 using array = std::vector<value>;
 /// Members in document order (keys are unique in parsed documents).
 using object = std::vector<member>;
-
-enum class kind { null, boolean, number, string, array, object };
 
 /// "null", "boolean", "number", "string", "array" or "object".
 constexpr std::string_view kind_name(kind k) {
@@ -85,17 +87,20 @@ private:
 /// number, found a string") on a kind mismatch or a missing key.
 class value {
 public:
-  value() noexcept = default;  // null
-  value(std::nullptr_t) noexcept {}
-  value(bool b) noexcept : v_(b) {}
+  // The constructors are defined below json::member, which must be complete
+  // before the variant's special members are instantiated (clang does so at
+  // the first in-class use).
+  inline value() noexcept;  // null
+  inline value(std::nullptr_t) noexcept;
+  inline value(bool b) noexcept;
   template <class N>
     requires(std::is_arithmetic_v<N> && !std::is_same_v<N, bool>)
-  value(N n) noexcept : v_(static_cast<double>(n)) {}
-  value(const char* s) : v_(std::string(s)) {}
-  value(std::string_view s) : v_(std::string(s)) {}
-  value(std::string s) noexcept : v_(std::move(s)) {}
-  value(json::array a) noexcept : v_(std::move(a)) {}
-  value(json::object o) noexcept : v_(std::move(o)) {}
+  value(N n) noexcept;
+  inline value(const char* s);
+  inline value(std::string_view s);
+  inline value(std::string s) noexcept;
+  inline value(json::array a) noexcept;
+  inline value(json::object o) noexcept;
 
   json::kind kind() const noexcept { return static_cast<json::kind>(v_.index()); }
   bool is_null() const noexcept { return kind() == json::kind::null; }
@@ -148,7 +153,9 @@ private:
     return (n[0] == 'a' || n[0] == 'o' ? "an " : "a ") + std::string(n);
   }
 
-  std::variant<std::nullptr_t, bool, double, std::string, json::array, json::object> v_{nullptr};
+  // Alternatives in the order of json::kind; constructed by index (no converting
+  // constructor: json::member is incomplete here).
+  std::variant<std::nullptr_t, bool, double, std::string, json::array, json::object> v_;
 };
 
 struct member {
@@ -156,6 +163,18 @@ struct member {
   json::value value;
   friend bool operator==(const member&, const member&) = default;
 };
+
+inline value::value() noexcept = default;
+inline value::value(std::nullptr_t) noexcept {}
+inline value::value(bool b) noexcept : v_(std::in_place_index<1>, b) {}
+template <class N>
+  requires(std::is_arithmetic_v<N> && !std::is_same_v<N, bool>)
+value::value(N n) noexcept : v_(std::in_place_index<2>, static_cast<double>(n)) {}
+inline value::value(const char* s) : v_(std::in_place_index<3>, s) {}
+inline value::value(std::string_view s) : v_(std::in_place_index<3>, s) {}
+inline value::value(std::string s) noexcept : v_(std::in_place_index<3>, std::move(s)) {}
+inline value::value(json::array a) noexcept : v_(std::in_place_index<4>, std::move(a)) {}
+inline value::value(json::object o) noexcept : v_(std::in_place_index<5>, std::move(o)) {}
 
 inline const value* value::find(std::string_view key) const {
   for (const member& m : as_object())
