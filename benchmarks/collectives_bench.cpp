@@ -178,8 +178,8 @@ struct call_args {
 enum class sizing { vector, blocks };
 
 struct bcast_bench {
-  static constexpr const char* name = "bcast";
   using shape = hpcoll::bcast_shape;
+  static constexpr std::string_view name = hpcoll::collective_name<shape>;
   using reduction = void;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), root, a.n, elem_bytes}; }
   static constexpr sizing size_rule = sizing::vector;
@@ -192,8 +192,8 @@ struct bcast_bench {
 };
 
 struct reduce_bench {
-  static constexpr const char* name = "reduce";
   using shape = hpcoll::reduce_shape;
+  static constexpr std::string_view name = hpcoll::collective_name<shape>;
   using reduction = hpcoll::op::sum;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), root, a.n, true, false, elem_bytes}; }
   static constexpr sizing size_rule = sizing::vector;
@@ -206,8 +206,8 @@ struct reduce_bench {
 };
 
 struct allreduce_bench {
-  static constexpr const char* name = "allreduce";
   using shape = hpcoll::allreduce_shape;
+  static constexpr std::string_view name = hpcoll::collective_name<shape>;
   using reduction = hpcoll::op::sum;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), a.n, true, false, elem_bytes}; }
   static constexpr sizing size_rule = sizing::vector;
@@ -226,8 +226,8 @@ struct block_collective {
 };
 
 struct gather_bench : block_collective {
-  static constexpr const char* name = "gather";
   using shape = hpcoll::gather_shape;
+  static constexpr std::string_view name = hpcoll::collective_name<shape>;
   using reduction = void;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), root, a.n, false, elem_bytes}; }
   template <class Sch>
@@ -240,8 +240,8 @@ struct gather_bench : block_collective {
 };
 
 struct gatherv_bench : block_collective {
-  static constexpr const char* name = "gatherv";
   using shape = hpcoll::gatherv_shape;
+  static constexpr std::string_view name = hpcoll::collective_name<shape>;
   using reduction = void;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), root, a.n, a.counts, a.displs, false, elem_bytes}; }
   template <class Sch>
@@ -256,8 +256,8 @@ struct gatherv_bench : block_collective {
 };
 
 struct scatter_bench : block_collective {
-  static constexpr const char* name = "scatter";
   using shape = hpcoll::scatter_shape;
+  static constexpr std::string_view name = hpcoll::collective_name<shape>;
   using reduction = void;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), root, a.n, false, elem_bytes}; }
   template <class Sch>
@@ -270,8 +270,8 @@ struct scatter_bench : block_collective {
 };
 
 struct allgather_bench : block_collective {
-  static constexpr const char* name = "allgather";
   using shape = hpcoll::allgather_shape;
+  static constexpr std::string_view name = hpcoll::collective_name<shape>;
   using reduction = void;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), a.n, false, elem_bytes}; }
   template <class Sch>
@@ -284,8 +284,8 @@ struct allgather_bench : block_collective {
 };
 
 struct reduce_scatter_block_bench : block_collective {
-  static constexpr const char* name = "reduce_scatter_block";
   using shape = hpcoll::reduce_scatter_block_shape;
+  static constexpr std::string_view name = hpcoll::collective_name<shape>;
   using reduction = hpcoll::op::sum;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), a.n, true, false, elem_bytes}; }
   template <class Sch>
@@ -298,8 +298,8 @@ struct reduce_scatter_block_bench : block_collective {
 };
 
 struct alltoall_bench : block_collective {
-  static constexpr const char* name = "alltoall";
   using shape = hpcoll::alltoall_shape;
+  static constexpr std::string_view name = hpcoll::collective_name<shape>;
   using reduction = void;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), a.n, false, elem_bytes}; }
   template <class Sch>
@@ -310,8 +310,8 @@ struct alltoall_bench : block_collective {
 };
 
 struct alltoallv_bench : block_collective {
-  static constexpr const char* name = "alltoallv";
   using shape = hpcoll::alltoallv_shape;
+  static constexpr std::string_view name = hpcoll::collective_name<shape>;
   using reduction = void;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), a.counts, a.displs, a.counts, a.displs, false, elem_bytes}; }
   template <class Sch>

@@ -4,6 +4,8 @@
 // reduction. No MPI; no timing.
 #include <doctest/doctest.h>
 
+#include "support/error_checks.hpp"
+
 #include <hpcoll/machine_file.hpp>
 
 #include <unistd.h>
@@ -19,6 +21,9 @@
 
 namespace json = hpcoll::detail::json;
 namespace fs = std::filesystem;
+using hpcoll_test::contains;
+using hpcoll_test::error_of;
+using hpcoll_test::scoped_env;
 
 namespace {
 
@@ -40,35 +45,6 @@ struct temp_dir {
     return p.string();
   }
 };
-
-/// Sets (or, with nullopt, unsets) an environment variable for one scope.
-struct scoped_env {
-  std::string name;
-  std::optional<std::string> old;
-  scoped_env(std::string n, std::optional<std::string> v) : name(std::move(n)) {
-    if (const char* o = std::getenv(name.c_str())) old = o;
-    set(v);
-  }
-  ~scoped_env() { set(old); }
-  void set(const std::optional<std::string>& v) const {
-    if (v) ::setenv(name.c_str(), v->c_str(), 1);
-    else ::unsetenv(name.c_str());
-  }
-};
-
-/// The message of the hpcoll::error `f` throws ("" and a failed check if none).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const hpcoll::error& e) {
-    return e.what();
-  }
-  FAIL_CHECK("no hpcoll::error thrown");
-  return "";
-}
-
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 const std::string valid_file = R"({
   "format": "hpcoll-machine-1",

@@ -46,7 +46,7 @@ private:
     detail::static_checks<Schedule, allgather_shape, T>();
     const allgather_shape shape{c.rank(), c.size(), count, in_place, sizeof(T)};
     const detail::call_signature sig{-1, static_cast<std::int64_t>(count), in_place};
-    detail::run_collective<Schedule, Check>(c, "allgather", shape, args, sig, input, output.data(), detail::no_op{});
+    detail::run_collective<Schedule, Check>(c, shape, args, sig, input, output.data(), detail::no_op{});
   }
 };
 

@@ -41,7 +41,7 @@ private:
     detail::static_checks<Schedule, allreduce_shape, T, Op>();
     const allreduce_shape shape{c.rank(), c.size(), output.size(), is_commutative_v<Op>, in_place, sizeof(T)};
     const detail::call_signature sig{-1, static_cast<std::int64_t>(output.size()), in_place};
-    detail::run_collective<Schedule, Check>(c, "allreduce", shape, args, sig, input, output.data(), op);
+    detail::run_collective<Schedule, Check>(c, shape, args, sig, input, output.data(), op);
   }
 };
 

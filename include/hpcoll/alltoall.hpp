@@ -47,7 +47,7 @@ private:
     const std::size_t block = args.problem().empty() ? output.size() / static_cast<std::size_t>(c.size()) : 0;
     const alltoall_shape shape{c.rank(), c.size(), block, in_place, sizeof(T)};
     const detail::call_signature sig{-1, static_cast<std::int64_t>(block), in_place};
-    detail::run_collective<Schedule, Check>(c, "alltoall", shape, args, sig, input, output.data(), detail::no_op{});
+    detail::run_collective<Schedule, Check>(c, shape, args, sig, input, output.data(), detail::no_op{});
   }
 };
 

@@ -60,7 +60,7 @@ private:
     const alltoallv_shape shape{c.rank(), c.size(), ok ? sc : none, ok ? sd : none, ok ? rc : none, ok ? rd : none,
                                 in_place, sizeof(T)};
     const detail::call_signature sig{-1, -1, in_place};
-    detail::run_collective<Schedule, Check>(c, "alltoallv", shape, args, sig, input, output.data(), detail::no_op{},
+    detail::run_collective<Schedule, Check>(c, shape, args, sig, input, output.data(), detail::no_op{},
                                             [&] { return detail::alltoallv_count_problem(c, sc, rc); });
   }
 };

@@ -24,7 +24,7 @@ struct Bcast {
     args.root(root, c.size());
     const bcast_shape shape{c.rank(), c.size(), root, buffer.size(), sizeof(T)};
     const detail::call_signature sig{root, static_cast<std::int64_t>(buffer.size()), 0};
-    detail::run_collective<Schedule, Check>(c, "bcast", shape, args, sig, static_cast<const T*>(nullptr), buffer.data(),
+    detail::run_collective<Schedule, Check>(c, shape, args, sig, static_cast<const T*>(nullptr), buffer.data(),
                                             detail::no_op{});
   }
 };

@@ -115,6 +115,14 @@ std::uint64_t message_bytes(const Shape& s) {
   }
 }
 
+/// The in-place flag every rank has alike: the rooted collectives' flag is
+/// the root's alone, and the v-collectives are priced out of place.
+template <class Shape>
+bool common_in_place(const Shape& call) {
+  if constexpr (requires { call.root; } || sized_per_rank<Shape> || !requires { call.in_place; }) return false;
+  else return call.in_place;
+}
+
 /// Calls f with the shape every rank prices alike (see the header comment).
 template <class Shape, class F>
 decltype(auto) with_common_shape(const Shape& call, F&& f) {
@@ -123,7 +131,7 @@ decltype(auto) with_common_shape(const Shape& call, F&& f) {
     std::vector<std::size_t> counts(static_cast<std::size_t>(call.size), n), displs(counts.size());
     for (std::size_t i = 0; i < displs.size(); ++i) displs[i] = i * n;
     Shape s = call;
-    s.in_place = false;
+    s.in_place = common_in_place(call);
     if constexpr (std::same_as<Shape, gatherv_shape>) {
       s.send_count = n;
       s.counts = counts;
@@ -135,7 +143,7 @@ decltype(auto) with_common_shape(const Shape& call, F&& f) {
     return f(s);
   } else {
     Shape s = call;
-    if constexpr (requires { s.root; s.in_place; }) s.in_place = false;  // root only
+    if constexpr (requires { s.in_place; }) s.in_place = common_in_place(call);
     return f(s);
   }
 }
@@ -152,14 +160,6 @@ std::string override_variable() {
   std::string name = "HPCOLL_";
   for (char ch : collective_name<Shape>) name += static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
   return name;
-}
-
-template <class Shape>
-std::string candidate_list() {
-  std::string names;
-  for (std::size_t i = 0; i < schedule::candidate_count<Shape>; ++i)
-    names += (i ? ", " : "") + schedule::candidate_names<Shape>()[i];
-  return names;
 }
 
 }  // namespace detail
@@ -210,7 +210,7 @@ decision decide(const Shape& call, const machine& m, const tuning_table* table, 
     if (index == schedule::candidate_count<Shape>)
       throw error(coll, "automatic",
                   origin + " names no schedule of " + std::string(coll) + " (candidates: " +
-                      detail::candidate_list<Shape>() + ")");
+                      schedule::candidate_list<Shape>() + ")");
     honour(index, origin);
   } else if (table) {
     if (const tuning_entry* e = table->find(coll, call.size, d.bytes))
@@ -244,11 +244,9 @@ decision decide_now(const Shape& call) {
 /// class, decided (and with HPCOLL_VERBOSE explained by rank 0) on first use.
 template <dispatchable Shape, class Op, class T>
 std::size_t dispatch(const communicator& c, const Shape& call) {
-  const std::uint64_t bytes = sized_per_rank<Shape> ? 0 : message_bytes(call);
-  bool in_place = false;
-  if constexpr (!requires { call.root; } && requires { call.in_place; }) in_place = call.in_place;
-  const dispatch_key key{&collective_name<Shape>, size_class(bytes), commutative_call(call), in_place,
-                         call.elem_size, &reduction_tag<Op, T>};
+  // message_bytes is the same on every rank (gatherv and alltoallv: nominal).
+  const dispatch_key key{&collective_name<Shape>, size_class(message_bytes(call)), commutative_call(call),
+                         common_in_place(call), call.elem_size, &reduction_tag<Op, T>};
   dispatch_cache& cache = c.dispatch_cache();
   if (const auto known = cache.find(key)) return *known;
   const decision d = decide_now<Shape, Op, T>(call);

@@ -52,7 +52,7 @@ private:
     detail::static_checks<Schedule, gather_shape, T>();
     const gather_shape shape{c.rank(), c.size(), root, count, in_place, sizeof(T)};
     const detail::call_signature sig{root, static_cast<std::int64_t>(count), 0};
-    detail::run_collective<Schedule, Check>(c, "gather", shape, args, sig, input, output.data(), detail::no_op{});
+    detail::run_collective<Schedule, Check>(c, shape, args, sig, input, output.data(), detail::no_op{});
   }
 };
 

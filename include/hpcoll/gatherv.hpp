@@ -72,7 +72,7 @@ private:
     const gatherv_shape shape{c.rank(), c.size(), root, count, at_root ? counts : std::span<const std::size_t>{},
                               at_root ? displs : std::span<const std::size_t>{}, in_place, sizeof(T)};
     const detail::call_signature sig{root, -1, 0};
-    detail::run_collective<Schedule, Check>(c, "gatherv", shape, args, sig, input, output.data(), detail::no_op{},
+    detail::run_collective<Schedule, Check>(c, shape, args, sig, input, output.data(), detail::no_op{},
                                             [&] { return detail::gatherv_count_problem(c, root, counts, count); });
   }
 };

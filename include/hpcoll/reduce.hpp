@@ -51,7 +51,7 @@ private:
     detail::static_checks<Schedule, reduce_shape, T, Op>();
     const reduce_shape shape{c.rank(), c.size(), root, count, is_commutative_v<Op>, in_place, sizeof(T)};
     const detail::call_signature sig{root, static_cast<std::int64_t>(count), 0};
-    detail::run_collective<Schedule, Check>(c, "reduce", shape, args, sig, input, output.data(), op);
+    detail::run_collective<Schedule, Check>(c, shape, args, sig, input, output.data(), op);
   }
 };
 

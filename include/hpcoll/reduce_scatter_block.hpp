@@ -47,7 +47,7 @@ private:
     detail::static_checks<Schedule, reduce_scatter_block_shape, T, Op>();
     const reduce_scatter_block_shape shape{c.rank(), c.size(), count, is_commutative_v<Op>, in_place, sizeof(T)};
     const detail::call_signature sig{-1, static_cast<std::int64_t>(count), in_place};
-    detail::run_collective<Schedule, Check>(c, "reduce_scatter_block", shape, args, sig, input, output.data(), op);
+    detail::run_collective<Schedule, Check>(c, shape, args, sig, input, output.data(), op);
   }
 };
 

@@ -53,7 +53,7 @@ private:
     detail::static_checks<Schedule, scatter_shape, T>();
     const scatter_shape shape{c.rank(), c.size(), root, output.size(), in_place, sizeof(T)};
     const detail::call_signature sig{root, static_cast<std::int64_t>(output.size()), 0};
-    detail::run_collective<Schedule, Check>(c, "scatter", shape, args, sig, input, output.data(), detail::no_op{});
+    detail::run_collective<Schedule, Check>(c, shape, args, sig, input, output.data(), detail::no_op{});
   }
 };
 

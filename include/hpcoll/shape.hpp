@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <span>
+#include <string_view>
 
 #include "plan.hpp"
 
@@ -154,5 +155,22 @@ struct scatter_phase {
   std::size_t base;
   std::size_t scratch_base;
 };
+
+// ---- Names ------------------------------------------------------------------
+
+/// The name of the collective a shape describes, as in errors, tables and
+/// HPCOLL_<COLLECTIVE> variables (empty for the phase shapes).
+template <class Shape>
+inline constexpr std::string_view collective_name = "";
+template <> inline constexpr std::string_view collective_name<bcast_shape> = "bcast";
+template <> inline constexpr std::string_view collective_name<reduce_shape> = "reduce";
+template <> inline constexpr std::string_view collective_name<allreduce_shape> = "allreduce";
+template <> inline constexpr std::string_view collective_name<gather_shape> = "gather";
+template <> inline constexpr std::string_view collective_name<gatherv_shape> = "gatherv";
+template <> inline constexpr std::string_view collective_name<scatter_shape> = "scatter";
+template <> inline constexpr std::string_view collective_name<allgather_shape> = "allgather";
+template <> inline constexpr std::string_view collective_name<reduce_scatter_block_shape> = "reduce_scatter_block";
+template <> inline constexpr std::string_view collective_name<alltoall_shape> = "alltoall";
+template <> inline constexpr std::string_view collective_name<alltoallv_shape> = "alltoallv";
 
 }  // namespace hpcoll

@@ -93,20 +93,6 @@ struct simulation {
 
 namespace detail {
 
-template <class Shape>
-constexpr const char* simulated_collective() {
-  if constexpr (std::same_as<Shape, bcast_shape>) return "bcast";
-  else if constexpr (std::same_as<Shape, reduce_shape>) return "reduce";
-  else if constexpr (std::same_as<Shape, allreduce_shape>) return "allreduce";
-  else if constexpr (std::same_as<Shape, gather_shape>) return "gather";
-  else if constexpr (std::same_as<Shape, gatherv_shape>) return "gatherv";
-  else if constexpr (std::same_as<Shape, scatter_shape>) return "scatter";
-  else if constexpr (std::same_as<Shape, allgather_shape>) return "allgather";
-  else if constexpr (std::same_as<Shape, reduce_scatter_block_shape>) return "reduce_scatter_block";
-  else if constexpr (std::same_as<Shape, alltoall_shape>) return "alltoall";
-  else if constexpr (std::same_as<Shape, alltoallv_shape>) return "alltoallv";
-  else return "simulate";
-}
 
 /// One growable array per rank, all carved out of a single vector: a rank
 /// that outgrows its slice moves to a slice twice as large at the end (the
@@ -289,7 +275,7 @@ private:
     std::ostringstream o;
     o << "simulation on " << p_ << " ranks: ";
     (o << ... << parts);
-    throw error(simulated_collective<Shape>(), schedule_name<S>(), o.str());
+    throw error(collective_name<Shape>.empty() ? "simulate" : collective_name<Shape>, schedule_name<S>(), o.str());
   }
 
   void check_peer(int q, int r, int peer) const {

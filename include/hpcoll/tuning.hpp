@@ -24,21 +24,6 @@
 
 namespace hpcoll {
 
-/// The name of the collective a shape describes, as in errors, tables and
-/// HPCOLL_<COLLECTIVE> variables.
-template <class Shape>
-inline constexpr std::string_view collective_name = "";
-template <> inline constexpr std::string_view collective_name<bcast_shape> = "bcast";
-template <> inline constexpr std::string_view collective_name<reduce_shape> = "reduce";
-template <> inline constexpr std::string_view collective_name<allreduce_shape> = "allreduce";
-template <> inline constexpr std::string_view collective_name<gather_shape> = "gather";
-template <> inline constexpr std::string_view collective_name<gatherv_shape> = "gatherv";
-template <> inline constexpr std::string_view collective_name<scatter_shape> = "scatter";
-template <> inline constexpr std::string_view collective_name<allgather_shape> = "allgather";
-template <> inline constexpr std::string_view collective_name<reduce_scatter_block_shape> = "reduce_scatter_block";
-template <> inline constexpr std::string_view collective_name<alltoall_shape> = "alltoall";
-template <> inline constexpr std::string_view collective_name<alltoallv_shape> = "alltoallv";
-
 namespace detail {
 inline constexpr auto all_collective_shapes =
     boost::hana::tuple_t<bcast_shape, reduce_shape, allreduce_shape, gather_shape, gatherv_shape, scatter_shape,
@@ -97,13 +82,9 @@ inline void resolve_entry(tuning_entry& e, const std::string& source) {
     if (e.collective != collective_name<Shape>) return;
     known = true;
     e.candidate = schedule::find_candidate<Shape>(e.schedule);
-    if (e.candidate == schedule::candidate_count<Shape>) {
-      std::string names;
-      for (std::size_t i = 0; i < schedule::candidate_count<Shape>; ++i)
-        names += (i ? ", " : "") + schedule::candidate_names<Shape>()[i];
+    if (e.candidate == schedule::candidate_count<Shape>)
       bad_table(source, e.describe() + ": no schedule of " + e.collective + " is called '" + e.schedule +
-                            "' (candidates: " + names + ")");
-    }
+                            "' (candidates: " + schedule::candidate_list<Shape>() + ")");
     if (sized_per_rank<Shape> && (e.min_bytes != 0 || e.max_bytes != std::numeric_limits<std::uint64_t>::max()))
       bad_table(source, e.describe() + ": " + e.collective +
                             " is chosen per communicator size only (ranks do not know each other's counts); its "

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <hpcoll/error.hpp>
 
@@ -22,24 +24,27 @@ std::string error_of(F&& f) {
 
 inline bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
 
-/// Sets an environment variable for one scope, then restores what was there.
+/// Sets (or, with nullopt, unsets) an environment variable for one scope,
+/// then restores what was there.
 class scoped_env {
 public:
-  scoped_env(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
-    if (value) ::setenv(name, value, 1);
-    else ::unsetenv(name);
+  scoped_env(std::string name, std::optional<std::string> value) : name_(std::move(name)) {
+    if (const char* old = std::getenv(name_.c_str())) old_ = old;
+    set(value);
   }
-  ~scoped_env() {
-    if (had_) ::setenv(name_.c_str(), old_.c_str(), 1);
-    else ::unsetenv(name_.c_str());
-  }
+  ~scoped_env() { set(old_); }
   scoped_env(const scoped_env&) = delete;
   scoped_env& operator=(const scoped_env&) = delete;
 
+  /// Changes the value within the scope (the old one still comes back).
+  void set(const std::optional<std::string>& value) const {
+    if (value) ::setenv(name_.c_str(), value->c_str(), 1);
+    else ::unsetenv(name_.c_str());
+  }
+
 private:
-  std::string name_, old_;
-  bool had_ = false;
+  std::string name_;
+  std::optional<std::string> old_;
 };
 
 }  // namespace hpcoll_test

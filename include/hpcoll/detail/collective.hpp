@@ -170,9 +170,10 @@ inline std::string problem_of(const error& e) {
 /// now known to agree on root and collective) looks for per-rank count
 /// mismatches of the v-collectives.
 template <class S, class Check, class Shape, class T, class Op, class CountCheck = no_count_check>
-void run_collective(const communicator& c, std::string_view collective, const Shape& shape,
-                    const argument_check& args, const call_signature& sig, const T* input, T* output,
-                    const Op& op, CountCheck count_check = {}) {
+void run_collective(const communicator& c, const Shape& shape, const argument_check& args,
+                    const call_signature& sig, const T* input, T* output, const Op& op,
+                    CountCheck count_check = {}) {
+  constexpr std::string_view collective = collective_name<Shape>;
   // Drawn before any check can throw, so every rank keeps the same sequence.
   const int tag = c.next_tag();
   constexpr bool dispatched = std::same_as<S, schedule::automatic>;

@@ -69,6 +69,14 @@ const std::string* candidate_names() {
   return names.data();
 }
 
+/// "binomial, linear, ...": the candidates of Shape, for error messages.
+template <class Shape>
+std::string candidate_list() {
+  std::string names;
+  for (std::size_t i = 0; i < candidate_count<Shape>; ++i) names += (i ? ", " : "") + candidate_names<Shape>()[i];
+  return names;
+}
+
 namespace detail_names {
 inline std::string without_spaces(std::string_view s) {
   std::string out;
