@@ -10,13 +10,19 @@
 
 namespace hpcoll {
 
-template <class Schedule = schedule::automatic, check_policy Check = check::from_env>
-struct Allreduce {
+template <class Schedule = schedule::automatic, check_policy Check = check::from_env,
+          progress_policy Progress = progress::manual>
+struct Allreduce : detail::collective_interface<Allreduce<Schedule, Check, Progress>, Progress> {
   using schedule_type = Schedule;
 
+  // The forms below are reached as coll(c, ...) (blocking), coll.start([policy,]
+  // c, ...) (an hpcoll::request) and Coll::persistent([policy,] c, ...).
+private:
+  friend detail::collective_interface<Allreduce, Progress>;
+
   /// out[i] = in_0[i] ⊕ in_1[i] ⊕ … ⊕ in_{p−1}[i] on every rank.
-  template <detail::input_range In, detail::output_range Out, class Op>
-  void operator()(const communicator& c, const In& in, Out&& out, Op op) const {
+  template <class Launch, detail::input_range In, detail::output_range Out, class Op>
+  static auto call(Launch launch, const communicator& c, const In& in, Out&& out, Op op) {
     static_assert(std::same_as<std::ranges::range_value_t<In>, std::ranges::range_value_t<Out>>,
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
@@ -24,24 +30,23 @@ struct Allreduce {
     detail::argument_check args;
     args.require(output.size() == input.size(), "output has ", output.size(), " elements, input has ", input.size());
     args.disjoint(input, std::span<const std::ranges::range_value_t<In>>(output));
-    run(c, input.data(), output, false, args, op);
+    return run(launch, c, input.data(), output, false, args, op);
   }
 
   /// In place (MPI_IN_PLACE): buf holds this rank's vector and receives the result.
-  template <detail::output_range Buf, class Op>
-  void operator()(const communicator& c, in_place_t, Buf&& buf, Op op) const {
+  template <class Launch, detail::output_range Buf, class Op>
+  static auto call(Launch launch, const communicator& c, in_place_t, Buf&& buf, Op op) {
     const auto buffer = detail::output_span(buf);
-    run(c, buffer.data(), buffer, true, detail::argument_check{}, op);
+    return run(launch, c, buffer.data(), buffer, true, detail::argument_check{}, op);
   }
 
-private:
-  template <class T, class Op>
-  static void run(const communicator& c, const T* input, std::span<T> output, bool in_place,
+  template <class Launch, class T, class Op>
+  static auto run(Launch launch, const communicator& c, const T* input, std::span<T> output, bool in_place,
                   const detail::argument_check& args, const Op& op) {
     detail::static_checks<Schedule, allreduce_shape, T, Op>();
     const allreduce_shape shape{c.rank(), c.size(), output.size(), is_commutative_v<Op>, in_place, sizeof(T)};
     const detail::call_signature sig{-1, static_cast<std::int64_t>(output.size()), in_place};
-    detail::run_collective<Schedule, Check>(c, shape, args, sig, input, output.data(), op);
+    return detail::run_collective<Schedule, Check>(launch, c, shape, args, sig, input, output.data(), op);
   }
 };
 
@@ -49,6 +54,18 @@ private:
 template <class... Args>
 void allreduce(const communicator& c, Args&&... args) {
   Allreduce<>{}(c, std::forward<Args>(args)...);
+}
+
+/// hpcoll::iallreduce([policy,] c, ...): the nonblocking form, same arguments; returns
+/// an hpcoll::request. The policy is progress::manual unless given as a
+/// template argument (iallreduce<progress::thread>(c, ...)) or first argument.
+template <progress_policy P = progress::manual, class... Args>
+request iallreduce(const communicator& c, Args&&... args) {
+  return Allreduce<schedule::automatic, check::from_env, P>{}.start(c, std::forward<Args>(args)...);
+}
+template <progress_policy P, class... Args>
+request iallreduce(P, const communicator& c, Args&&... args) {
+  return iallreduce<P>(c, std::forward<Args>(args)...);
 }
 
 }  // namespace hpcoll

@@ -10,13 +10,19 @@
 
 namespace hpcoll {
 
-template <class Schedule = schedule::automatic, check_policy Check = check::from_env>
-struct Alltoall {
+template <class Schedule = schedule::automatic, check_policy Check = check::from_env,
+          progress_policy Progress = progress::manual>
+struct Alltoall : detail::collective_interface<Alltoall<Schedule, Check, Progress>, Progress> {
   using schedule_type = Schedule;
 
+  // The forms below are reached as coll(c, ...) (blocking), coll.start([policy,]
+  // c, ...) (an hpcoll::request) and Coll::persistent([policy,] c, ...).
+private:
+  friend detail::collective_interface<Alltoall, Progress>;
+
   /// in, out: size blocks of the same length.
-  template <detail::input_range In, detail::output_range Out>
-  void operator()(const communicator& c, const In& in, Out&& out) const {
+  template <class Launch, detail::input_range In, detail::output_range Out>
+  static auto call(Launch launch, const communicator& c, const In& in, Out&& out) {
     static_assert(std::same_as<std::ranges::range_value_t<In>, std::ranges::range_value_t<Out>>,
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
@@ -26,28 +32,27 @@ struct Alltoall {
     args.require(input.size() == output.size(), "output has ", output.size(), " elements, input has ", input.size());
     args.require(input.size() % p == 0, "input has ", input.size(), " elements, not a multiple of ", p);
     args.disjoint(input, std::span<const std::ranges::range_value_t<In>>(output));
-    run(c, input.data(), output, false, args);
+    return run(launch, c, input.data(), output, false, args);
   }
 
   /// In place: buf's blocks are sent and replaced by the received ones.
-  template <detail::output_range Buf>
-  void operator()(const communicator& c, in_place_t, Buf&& buf) const {
+  template <class Launch, detail::output_range Buf>
+  static auto call(Launch launch, const communicator& c, in_place_t, Buf&& buf) {
     const auto buffer = detail::output_span(buf);
     const auto p = static_cast<std::size_t>(c.size());
     detail::argument_check args;
     args.require(buffer.size() % p == 0, "the buffer has ", buffer.size(), " elements, not a multiple of ", p);
-    run(c, buffer.data(), buffer, true, args);
+    return run(launch, c, buffer.data(), buffer, true, args);
   }
 
-private:
-  template <class T>
-  static void run(const communicator& c, const T* input, std::span<T> output, bool in_place,
+  template <class Launch, class T>
+  static auto run(Launch launch, const communicator& c, const T* input, std::span<T> output, bool in_place,
                   const detail::argument_check& args) {
     detail::static_checks<Schedule, alltoall_shape, T>();
     const std::size_t block = args.problem().empty() ? output.size() / static_cast<std::size_t>(c.size()) : 0;
     const alltoall_shape shape{c.rank(), c.size(), block, in_place, sizeof(T)};
     const detail::call_signature sig{-1, static_cast<std::int64_t>(block), in_place};
-    detail::run_collective<Schedule, Check>(c, shape, args, sig, input, output.data(), detail::no_op{});
+    return detail::run_collective<Schedule, Check>(launch, c, shape, args, sig, input, output.data(), detail::no_op{});
   }
 };
 
@@ -55,6 +60,18 @@ private:
 template <class... Args>
 void alltoall(const communicator& c, Args&&... args) {
   Alltoall<>{}(c, std::forward<Args>(args)...);
+}
+
+/// hpcoll::ialltoall([policy,] c, ...): the nonblocking form, same arguments; returns
+/// an hpcoll::request. The policy is progress::manual unless given as a
+/// template argument (ialltoall<progress::thread>(c, ...)) or first argument.
+template <progress_policy P = progress::manual, class... Args>
+request ialltoall(const communicator& c, Args&&... args) {
+  return Alltoall<schedule::automatic, check::from_env, P>{}.start(c, std::forward<Args>(args)...);
+}
+template <progress_policy P, class... Args>
+request ialltoall(P, const communicator& c, Args&&... args) {
+  return ialltoall<P>(c, std::forward<Args>(args)...);
 }
 
 }  // namespace hpcoll

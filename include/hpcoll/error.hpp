@@ -48,4 +48,20 @@ private:
   int mpi_code_;
 };
 
+namespace detail {
+
+/// The problem an hpcoll::error describes, without its "hpcoll::coll<sched>: " prefix.
+inline std::string problem_of(const error& e) {
+  const std::string what = e.what();
+  return what.substr(what.find(": ") + 2);
+}
+
+/// An error raised below the collective layer (a failed MPI call has no
+/// collective yet), renamed after the collective and schedule it happened in.
+inline error named(const error& e, std::string_view collective, std::string_view schedule) {
+  return e.collective().empty() ? error(collective, schedule, problem_of(e), e.mpi_code()) : e;
+}
+
+}  // namespace detail
+
 }  // namespace hpcoll

@@ -11,13 +11,19 @@
 
 namespace hpcoll {
 
-template <class Schedule = schedule::automatic, check_policy Check = check::from_env>
-struct ReduceScatterBlock {
+template <class Schedule = schedule::automatic, check_policy Check = check::from_env,
+          progress_policy Progress = progress::manual>
+struct ReduceScatterBlock : detail::collective_interface<ReduceScatterBlock<Schedule, Check, Progress>, Progress> {
   using schedule_type = Schedule;
 
+  // The forms below are reached as coll(c, ...) (blocking), coll.start([policy,]
+  // c, ...) (an hpcoll::request) and Coll::persistent([policy,] c, ...).
+private:
+  friend detail::collective_interface<ReduceScatterBlock, Progress>;
+
   /// in: size × out.size() elements; out receives block `rank` of the reduction.
-  template <detail::input_range In, detail::output_range Out, class Op>
-  void operator()(const communicator& c, const In& in, Out&& out, Op op) const {
+  template <class Launch, detail::input_range In, detail::output_range Out, class Op>
+  static auto call(Launch launch, const communicator& c, const In& in, Out&& out, Op op) {
     static_assert(std::same_as<std::ranges::range_value_t<In>, std::ranges::range_value_t<Out>>,
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
@@ -26,28 +32,27 @@ struct ReduceScatterBlock {
     args.require(input.size() == output.size() * static_cast<std::size_t>(c.size()), "input has ", input.size(),
                  " elements, it needs ", c.size(), " blocks of ", output.size());
     args.disjoint(input, std::span<const std::ranges::range_value_t<In>>(output));
-    run(c, input.data(), output, output.size(), false, args, op);
+    return run(launch, c, input.data(), output, output.size(), false, args, op);
   }
 
   /// In place: buf holds this rank's size × n elements; block `rank` of the
   /// result is written to its first n elements.
-  template <detail::output_range Buf, class Op>
-  void operator()(const communicator& c, in_place_t, Buf&& buf, Op op) const {
+  template <class Launch, detail::output_range Buf, class Op>
+  static auto call(Launch launch, const communicator& c, in_place_t, Buf&& buf, Op op) {
     const auto buffer = detail::output_span(buf);
     const auto p = static_cast<std::size_t>(c.size());
     detail::argument_check args;
     args.require(buffer.size() % p == 0, "the buffer has ", buffer.size(), " elements, not a multiple of ", p);
-    run(c, buffer.data(), buffer, args.problem().empty() ? buffer.size() / p : 0, true, args, op);
+    return run(launch, c, buffer.data(), buffer, args.problem().empty() ? buffer.size() / p : 0, true, args, op);
   }
 
-private:
-  template <class T, class Op>
-  static void run(const communicator& c, const T* input, std::span<T> output, std::size_t count, bool in_place,
-                  const detail::argument_check& args, const Op& op) {
+  template <class Launch, class T, class Op>
+  static auto run(Launch launch, const communicator& c, const T* input, std::span<T> output, std::size_t count,
+                  bool in_place, const detail::argument_check& args, const Op& op) {
     detail::static_checks<Schedule, reduce_scatter_block_shape, T, Op>();
     const reduce_scatter_block_shape shape{c.rank(), c.size(), count, is_commutative_v<Op>, in_place, sizeof(T)};
     const detail::call_signature sig{-1, static_cast<std::int64_t>(count), in_place};
-    detail::run_collective<Schedule, Check>(c, shape, args, sig, input, output.data(), op);
+    return detail::run_collective<Schedule, Check>(launch, c, shape, args, sig, input, output.data(), op);
   }
 };
 
@@ -55,6 +60,18 @@ private:
 template <class... Args>
 void reduce_scatter_block(const communicator& c, Args&&... args) {
   ReduceScatterBlock<>{}(c, std::forward<Args>(args)...);
+}
+
+/// hpcoll::ireduce_scatter_block([policy,] c, ...): the nonblocking form, same arguments; returns
+/// an hpcoll::request. The policy is progress::manual unless given as a
+/// template argument (ireduce_scatter_block<progress::thread>(c, ...)) or first argument.
+template <progress_policy P = progress::manual, class... Args>
+request ireduce_scatter_block(const communicator& c, Args&&... args) {
+  return ReduceScatterBlock<schedule::automatic, check::from_env, P>{}.start(c, std::forward<Args>(args)...);
+}
+template <progress_policy P, class... Args>
+request ireduce_scatter_block(P, const communicator& c, Args&&... args) {
+  return ireduce_scatter_block<P>(c, std::forward<Args>(args)...);
 }
 
 }  // namespace hpcoll

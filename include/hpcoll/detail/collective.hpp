@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "../check.hpp"
 #include "../communicator.hpp"
@@ -19,9 +20,13 @@
 #include "../op.hpp"
 #include "../schedule/automatic.hpp"
 #include "../schedule/name.hpp"
+#include "../progress.hpp"
+#include "../request.hpp"
 #include "execute_mpi.hpp"
 #include "mpi.hpp"
+#include "operation.hpp"
 #include "plan_for.hpp"
+#include "progress_engine.hpp"
 
 namespace hpcoll::detail {
 
@@ -158,26 +163,68 @@ const std::string& static_schedule_name() {
   return name;
 }
 
-/// The problem an hpcoll::error describes, without its "hpcoll::coll<sched>: " prefix.
-inline std::string problem_of(const error& e) {
-  const std::string what = e.what();
-  return what.substr(what.find(": ") + 2);
-}
+/// How an entry point runs the plan it has checked: now, blocking (the
+/// collective objects' call operator and the free functions); as a request in
+/// flight (start(), the i<collective> functions); or as an inactive persistent
+/// request that draws its tag at each start (persistent()).
+struct blocking_launch {
+  static constexpr bool draws_tag = true;
+  static constexpr progress_kind kind = progress_kind::manual;  // only its thread support is asked for
 
-/// The common tail of every blocking collective entry point. In checked mode
-/// the ranks first agree on the call signature (including the schedule the
-/// dispatcher chose); then `count_check` (which may talk to the other ranks,
-/// now known to agree on root and collective) looks for per-rank count
-/// mismatches of the v-collectives.
-template <class S, class Check, class Shape, class T, class Op, class CountCheck = no_count_check>
-void run_collective(const communicator& c, const Shape& shape, const argument_check& args,
-                    const call_signature& sig, const T* input, T* output, const Op& op,
-                    CountCheck count_check = {}) {
+  template <class Shape, class MakePlan, class T, class Op>
+  void operator()(const communicator& c, const call_info& info, int tag, const Shape& shape, MakePlan make_plan,
+                  const T* input, T* output, const Op& op) const {
+    try {
+      execute_mpi(c.native(), tag, make_plan(shape), input, output, op);
+    } catch (const error& e) {
+      throw named(e, info.collective, *info.schedule);
+    }
+    c.dispatch_cache().count(info.collective, info.schedule, info.dispatched);
+  }
+};
+
+template <progress_policy Progress>
+struct nonblocking_launch {
+  static constexpr bool draws_tag = true;
+  static constexpr progress_kind kind = Progress::kind;
+
+  template <class Shape, class MakePlan, class T, class Op>
+  request operator()(const communicator& c, const call_info& info, int tag, const Shape& shape, MakePlan make_plan,
+                     const T* input, T* output, const Op& op) const {
+    std::unique_ptr<operation> run = make_operation(c, kind, info, shape, make_plan, input, output, op);
+    launch(*run, tag);
+    run->count_run();
+    return request(std::move(run));
+  }
+};
+
+template <progress_policy Progress>
+struct persistent_launch {
+  static constexpr bool draws_tag = false;
+  static constexpr progress_kind kind = Progress::kind;
+
+  template <class Shape, class MakePlan, class T, class Op>
+  persistent_request operator()(const communicator& c, const call_info& info, int, const Shape& shape,
+                                MakePlan make_plan, const T* input, T* output, const Op& op) const {
+    return persistent_request(make_operation(c, kind, info, shape, make_plan, input, output, op));
+  }
+};
+
+/// The common tail of every collective entry point. In checked mode the ranks
+/// first agree on the call signature (including the schedule the dispatcher
+/// chose); then `count_check` (which may talk to the other ranks, now known
+/// to agree on root and collective) looks for per-rank count mismatches of
+/// the v-collectives. Every problem is raised before any message is sent;
+/// then `launch` runs the plan.
+template <class S, class Check, class Launch, class Shape, class T, class Op, class CountCheck = no_count_check>
+auto run_collective(Launch launch, const communicator& c, const Shape& shape, const argument_check& args,
+                    const call_signature& sig, const T* input, T* output, const Op& op, CountCheck count_check = {}) {
   constexpr std::string_view collective = collective_name<Shape>;
   // Drawn before any check can throw, so every rank keeps the same sequence.
-  const int tag = c.next_tag();
+  const int tag = Launch::draws_tag ? c.next_tag() : 0;
   constexpr bool dispatched = std::same_as<S, schedule::automatic>;
   std::string problem = args.problem();
+  if (problem.empty()) problem = thread_support_problem(Launch::kind);
   const std::string* schedule = &static_schedule_name<S>();
   std::size_t choice = 0;
   if constexpr (dispatched) {
@@ -197,17 +244,59 @@ void run_collective(const communicator& c, const Shape& shape, const argument_ch
   } else if (!problem.empty()) {
     throw error(collective, *schedule, problem);
   }
-  try {
+  const auto make_plan = [choice](const Shape& s) {
     if constexpr (dispatched)
-      execute_mpi(c.native(), tag, schedule::automatic::pick(shape, choice), input, output, op);
+      return schedule::automatic::pick(s, choice);
     else
-      execute_mpi(c.native(), tag, plan_for<S>(shape), input, output, op);
-  } catch (const error& e) {
-    if (!e.collective().empty()) throw;
-    // An MPI failure: name the collective and schedule it happened in.
-    throw error(collective, *schedule, problem_of(e), e.mpi_code());
-  }
-  c.dispatch_cache().count(collective, schedule, dispatched);
+      return plan_for<S>(s);
+  };
+  return launch(c, call_info{collective, schedule, dispatched}, tag, shape, make_plan, input, output, op);
 }
+
+/// The entry points every collective object offers on top of its own
+/// `call(launch, c, args...)` overloads (Derived befriends this class):
+///   coll(c, args...)                         blocking
+///   coll.start([policy,] c, args...)         nonblocking: an hpcoll::request
+///   Coll::persistent([policy,] c, args...)   an hpcoll::persistent_request
+template <class Derived, progress_policy Progress>
+struct collective_interface {
+private:
+  /// A request outlives the call that makes it, so its buffers must too: a
+  /// range argument must be an lvalue or a view, never a temporary container.
+  template <class... Args>
+  static constexpr void check_outlives() {
+    static_assert((... && (!std::ranges::range<std::remove_cvref_t<Args>> || std::ranges::borrowed_range<Args>)),
+                  "hpcoll: a nonblocking or persistent collective keeps using its ranges after the call returns; pass "
+                  "lvalues or views (std::span), not temporary containers");
+  }
+
+public:
+  template <class... Args>
+  void operator()(const communicator& c, Args&&... args) const {
+    Derived::call(blocking_launch{}, c, std::forward<Args>(args)...);
+  }
+
+  template <class... Args>
+  request start(const communicator& c, Args&&... args) const {
+    check_outlives<Args...>();
+    return Derived::call(nonblocking_launch<Progress>{}, c, std::forward<Args>(args)...);
+  }
+  template <progress_policy P, class... Args>
+  request start(P, const communicator& c, Args&&... args) const {
+    check_outlives<Args...>();
+    return Derived::call(nonblocking_launch<P>{}, c, std::forward<Args>(args)...);
+  }
+
+  template <class... Args>
+  static persistent_request persistent(const communicator& c, Args&&... args) {
+    check_outlives<Args...>();
+    return Derived::call(persistent_launch<Progress>{}, c, std::forward<Args>(args)...);
+  }
+  template <progress_policy P, class... Args>
+  static persistent_request persistent(P, const communicator& c, Args&&... args) {
+    check_outlives<Args...>();
+    return Derived::call(persistent_launch<P>{}, c, std::forward<Args>(args)...);
+  }
+};
 
 }  // namespace hpcoll::detail

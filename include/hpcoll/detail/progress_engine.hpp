@@ -1,0 +1,296 @@
+// The engines that advance nonblocking operations: the manual engine (advanced
+// by the threads that test or wait), the progress thread and the offload worker.
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
+#include "../error.hpp"
+#include "operation.hpp"
+
+namespace hpcoll::detail {
+
+/// The thread support a policy needs, or a problem naming what is missing.
+inline std::string thread_support_problem(progress_kind kind) {
+  if (kind == progress_kind::manual) return {};
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  if (provided >= MPI_THREAD_MULTIPLE) return {};
+  const char* level = provided == MPI_THREAD_SINGLE       ? "MPI_THREAD_SINGLE"
+                      : provided == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
+                                                          : "MPI_THREAD_SERIALIZED";
+  return std::string("progress::") + (kind == progress_kind::thread ? "thread" : "offload") +
+         " calls MPI from a background thread and needs MPI_THREAD_MULTIPLE, but MPI provides " + level +
+         "; initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)";
+}
+
+/// A background thread started on first use and, if asked, pinned to a CPU.
+class background_thread {
+public:
+  /// Starts `loop(stop_token)` unless it runs already; if pinning fails the
+  /// new thread is stopped again and the error raised.
+  template <class Loop>
+  void ensure_started(Loop loop, int cpu, const char* who) {
+    const std::lock_guard lock(mutex_);
+    if (thread_.joinable()) return;
+    std::jthread started(std::move(loop));
+    pin(started, cpu, who);
+    thread_ = std::move(started);
+  }
+  bool started() {
+    const std::lock_guard lock(mutex_);
+    return thread_.joinable();
+  }
+
+private:
+  static void pin([[maybe_unused]] std::jthread& t, int cpu, const char* who) {
+    if (cpu < 0) return;
+#if defined(__linux__)
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (cpu < CPU_SETSIZE) CPU_SET(cpu, &set);
+    if (cpu >= CPU_SETSIZE || pthread_setaffinity_np(t.native_handle(), sizeof(set), &set) != 0)
+      throw error("", "", std::string(who) + ": cannot pin the thread to CPU " + std::to_string(cpu));
+#else
+    throw error("", "", std::string(who) + ": CPU pinning is only supported on Linux");
+#endif
+  }
+
+  std::mutex mutex_;
+  std::jthread thread_;
+};
+
+/// Operations in flight and the lock of whoever advances them.
+class operation_list {
+public:
+  void add(operation* op) {
+    const std::lock_guard lock(mutex_);
+    active_.push_back(op);
+    wake_.notify_one();
+  }
+  /// Takes and releases the lock: whoever finished an operation under it has
+  /// let go of it by then.
+  void settle() { const std::lock_guard lock(mutex_); }
+
+protected:
+  /// Advances every operation (of `only`, unless it is MPI_COMM_NULL) and
+  /// drops those that end. Needs the lock.
+  void advance_locked(MPI_Comm only) {
+    for (std::size_t i = 0; i < active_.size();) {
+      operation* op = active_[i];
+      if ((only != MPI_COMM_NULL && op->comm().native() != only) || !op->advance()) {
+        ++i;
+        continue;
+      }
+      active_[i] = active_.back();
+      active_.pop_back();
+      op->finish();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable_any wake_;
+  std::vector<operation*> active_;
+};
+
+/// progress::manual: advanced only by the threads that test, wait or poll.
+class manual_engine : public operation_list {
+public:
+  static manual_engine& instance() {
+    static manual_engine engine;
+    return engine;
+  }
+  void advance(MPI_Comm only = MPI_COMM_NULL) {
+    const std::lock_guard lock(mutex_);
+    advance_locked(only);
+  }
+};
+
+/// Settings of the progress thread (hpcoll::progress::configure).
+struct thread_settings {
+  int cpu = -1;  ///< pin the thread to this CPU (-1: not pinned)
+  /// Pause between sweeps over the operations in flight: zero yields the CPU
+  /// and sweeps again at once (lowest latency); a pause leaves more CPU to
+  /// the application when the progress thread shares a core with it.
+  std::chrono::microseconds poll_interval{0};
+};
+
+/// progress::thread: one background thread per process sweeps every
+/// operation in flight; it sleeps while there is none.
+class progress_thread : public operation_list {
+public:
+  static progress_thread& instance() {
+    static progress_thread engine;
+    return engine;
+  }
+  /// Before the first operation only.
+  static void configure(const thread_settings& s) {
+    progress_thread& e = instance();
+    if (e.thread_.started())
+      throw error("", "", "progress::configure: the progress thread is already running; configure it before the first "
+                          "request that uses progress::thread");
+    const std::lock_guard lock(e.mutex_);
+    e.settings_ = s;
+  }
+  void ensure_started() {
+    thread_.ensure_started([this](std::stop_token stop) { loop(stop); }, settings_.cpu, "progress::thread");
+  }
+
+private:
+  void loop(std::stop_token stop) {
+    std::unique_lock lock(mutex_);
+    while (!stop.stop_requested()) {
+      if (active_.empty()) {
+        wake_.wait(lock, stop, [&] { return !active_.empty(); });
+        continue;
+      }
+      advance_locked(MPI_COMM_NULL);
+      if (active_.empty()) continue;
+      lock.unlock();
+      if (settings_.poll_interval.count() > 0)
+        std::this_thread::sleep_for(settings_.poll_interval);
+      else
+        std::this_thread::yield();
+      lock.lock();
+    }
+  }
+
+  thread_settings settings_;
+  background_thread thread_;  // last member: stopped and joined before the rest goes
+};
+
+/// Settings of the offload worker (hpcoll::progress::configure).
+struct offload_settings {
+  int cpu = -1;                     ///< pin the worker to this CPU (-1: not pinned)
+  std::size_t queue_capacity = 64;  ///< requests waiting at most; start() blocks while it is full
+};
+
+/// progress::offload (TCC style): a worker thread runs the queued operations
+/// one at a time, in issue order, with the blocking executor. The queue is a
+/// fixed ring, so submitting allocates nothing; a full queue makes the issuing
+/// thread wait for a free slot.
+class offload_worker {
+public:
+  static offload_worker& instance() {
+    static offload_worker worker;
+    return worker;
+  }
+  /// Before the first operation only.
+  static void configure(const offload_settings& s) {
+    offload_worker& w = instance();
+    if (w.thread_.started())
+      throw error("", "", "progress::configure: the offload worker is already running; configure it before the first "
+                          "request that uses progress::offload");
+    if (s.queue_capacity == 0)
+      throw error("", "", "progress::configure: the offload queue needs a capacity of at least 1");
+    const std::lock_guard lock(w.mutex_);
+    w.settings_ = s;
+  }
+  void ensure_started() {
+    {
+      const std::lock_guard lock(mutex_);
+      if (ring_.empty()) ring_.assign(settings_.queue_capacity, nullptr);
+    }
+    thread_.ensure_started([this](std::stop_token stop) { loop(stop); }, settings_.cpu, "progress::offload");
+  }
+  void submit(operation* op) {
+    std::unique_lock lock(mutex_);
+    not_full_.wait(lock, [&] { return queued_ < ring_.size(); });
+    ring_[(head_ + queued_) % ring_.size()] = op;
+    ++queued_;
+    not_empty_.notify_one();
+  }
+  void settle() { const std::lock_guard lock(mutex_); }
+
+private:
+  void loop(std::stop_token stop) {
+    std::unique_lock lock(mutex_);
+    while (true) {
+      not_empty_.wait(lock, stop, [&] { return queued_ > 0; });
+      if (queued_ == 0) return;  // stopped with nothing left to run
+      operation* op = ring_[head_];
+      head_ = (head_ + 1) % ring_.size();
+      --queued_;
+      not_full_.notify_one();
+      lock.unlock();
+      op->run();
+      lock.lock();
+      op->finish();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable_any not_empty_;
+  std::condition_variable not_full_;
+  std::vector<operation*> ring_;
+  std::size_t head_ = 0;
+  std::size_t queued_ = 0;
+  offload_settings settings_;
+  background_thread thread_;  // last member: stopped and joined before the rest goes
+};
+
+/// Starts a run of `op` under its policy: the issuing thread posts the first
+/// round itself (manual, thread) so the messages leave at once, then hands it
+/// to its engine if it has not ended already. A thread that cannot start
+/// raises before the run begins.
+inline void launch(operation& op, int tag) {
+  switch (op.kind()) {
+    case progress_kind::manual:
+      op.start(tag);
+      if (op.advance()) op.finish();
+      else manual_engine::instance().add(&op);
+      break;
+    case progress_kind::thread:
+      progress_thread::instance().ensure_started();
+      op.start(tag);
+      if (op.advance()) op.finish();
+      else progress_thread::instance().add(&op);
+      break;
+    case progress_kind::offload:
+      offload_worker::instance().ensure_started();
+      op.start(tag);
+      offload_worker::instance().submit(&op);
+      break;
+  }
+}
+
+/// One attempt at progress on behalf of a request's test().
+inline void drive(const operation& op) {
+  if (op.kind() == progress_kind::manual && !op.done()) manual_engine::instance().advance();
+}
+
+/// Blocks until `op`'s run has ended and its engine has let go of it.
+inline void await(const operation& op) {
+  switch (op.kind()) {
+    case progress_kind::manual:
+      while (!op.done()) {
+        manual_engine::instance().advance();
+        if (!op.done()) std::this_thread::yield();
+      }
+      manual_engine::instance().settle();
+      break;
+    case progress_kind::thread:
+      op.await_done();
+      progress_thread::instance().settle();
+      break;
+    case progress_kind::offload:
+      op.await_done();
+      offload_worker::instance().settle();
+      break;
+  }
+}
+
+}  // namespace hpcoll::detail
