@@ -117,6 +117,18 @@ public:
     }
   }
 
+  /// Posts the messages of the first round and returns at once, so the caller
+  /// goes back to its own work; true when the plan has no rounds at all.
+  template <class Plan>
+  bool post_first(const Plan& plan, int& round, bool& posted) {
+    round = 0;
+    posted = false;
+    if (plan.rounds() == 0) return true;
+    begin(plan, 0);
+    posted = true;
+    return false;
+  }
+
   /// Advances without blocking from `round` (whose messages are already posted
   /// when `posted`): tests the round's messages and starts the next round as
   /// soon as they are done. Returns true once every round is finished.

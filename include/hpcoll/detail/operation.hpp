@@ -71,9 +71,10 @@ private:
 
 /// The type-erased part of an operation, what requests and progress engines see.
 ///
-/// A run: start(tag) (by the thread that issues it), then advance() until it
-/// returns true (by one thread at a time: the issuing thread, the manual
-/// engine's callers or the progress thread), or run() (the offload worker);
+/// A run: start(tag) and post_first_round() (by the thread that issues it),
+/// then advance() until it returns true (by one thread at a time: the manual
+/// engine's callers or the progress thread); or start(tag), then run() (the
+/// offload worker);
 /// then the engine that ran it calls finish(), under its own lock, so a waiter
 /// that takes that lock afterwards knows the engine is done with it.
 class operation {
@@ -94,15 +95,11 @@ public:
     failure_ = nullptr;
     done_.store(false, std::memory_order_relaxed);
   }
+  /// Posts the first round's messages only (the issuing thread returns to its
+  /// work at once); true if the run has already ended.
+  bool post_first_round() noexcept { return guarded([this] { return post_first(); }); }
   /// Advances without blocking; true once the run has ended (a failure ends it too).
-  bool advance() noexcept {
-    try {
-      return advance_rounds();
-    } catch (...) {
-      fail();
-      return true;
-    }
-  }
+  bool advance() noexcept { return guarded([this] { return advance_rounds(); }); }
   /// Runs to the end in the calling thread, blocking in MPI.
   void run() noexcept {
     try {
@@ -128,6 +125,7 @@ public:
   }
 
 protected:
+  virtual bool post_first() = 0;
   virtual bool advance_rounds() = 0;
   virtual void run_rounds() = 0;
   /// After a failure: cancels and frees the run's pending messages.
@@ -138,6 +136,15 @@ protected:
   bool posted_ = false;
 
 private:
+  template <class Step>
+  bool guarded(Step step) noexcept {
+    try {
+      return step();
+    } catch (...) {
+      fail();
+      return true;
+    }
+  }
   void fail() noexcept {
     try {
       throw;
@@ -173,6 +180,7 @@ public:
 
 private:
   round_runner<T, Op> runner() { return {comm().native(), tag_, mem_, op_, steps_, requests_}; }
+  bool post_first() override { return runner().post_first(plan_, round_, posted_); }
   bool advance_rounds() override { return runner().advance(plan_, round_, posted_); }
   void run_rounds() override { runner().run(plan_); }
   void abandon_messages() noexcept override {

@@ -79,7 +79,6 @@ public:
   void add(operation* op) {
     const std::lock_guard lock(mutex_);
     active_.push_back(op);
-    wake_.notify_one();
   }
   /// Takes and releases the lock: whoever finished an operation under it has
   /// let go of it by then.
@@ -102,7 +101,6 @@ protected:
   }
 
   std::mutex mutex_;
-  std::condition_variable_any wake_;
   std::vector<operation*> active_;
 };
 
@@ -148,6 +146,18 @@ public:
   void ensure_started() {
     thread_.ensure_started([this](std::stop_token stop) { loop(stop); }, settings_.cpu, "progress::thread");
   }
+  void add(operation* op) {
+    operation_list::add(op);
+    wake_.notify_one();
+  }
+  /// One sweep on behalf of a waiting thread, unless the progress thread is
+  /// sweeping right now; false if it was.
+  bool try_advance() {
+    const std::unique_lock lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return false;
+    advance_locked(MPI_COMM_NULL);
+    return true;
+  }
 
 private:
   void loop(std::stop_token stop) {
@@ -169,7 +179,8 @@ private:
   }
 
   thread_settings settings_;
-  background_thread thread_;  // last member: stopped and joined before the rest goes
+  std::condition_variable_any wake_;  // an operation was added
+  background_thread thread_;          // last member: stopped and joined before the rest goes
 };
 
 /// Settings of the offload worker (hpcoll::progress::configure).
@@ -243,20 +254,20 @@ private:
 };
 
 /// Starts a run of `op` under its policy: the issuing thread posts the first
-/// round itself (manual, thread) so the messages leave at once, then hands it
-/// to its engine if it has not ended already. A thread that cannot start
+/// round's messages itself (manual, thread) so they leave at once, and hands
+/// the rest to the engine (as LibNBC's start does). A thread that cannot start
 /// raises before the run begins.
 inline void launch(operation& op, int tag) {
   switch (op.kind()) {
     case progress_kind::manual:
       op.start(tag);
-      if (op.advance()) op.finish();
+      if (op.post_first_round()) op.finish();
       else manual_engine::instance().add(&op);
       break;
     case progress_kind::thread:
       progress_thread::instance().ensure_started();
       op.start(tag);
-      if (op.advance()) op.finish();
+      if (op.post_first_round()) op.finish();
       else progress_thread::instance().add(&op);
       break;
     case progress_kind::offload:
@@ -267,9 +278,12 @@ inline void launch(operation& op, int tag) {
   }
 }
 
-/// One attempt at progress on behalf of a request's test().
+/// One attempt at progress on behalf of a request's test() (the offload
+/// worker needs no help: it runs the request to its end).
 inline void drive(const operation& op) {
-  if (op.kind() == progress_kind::manual && !op.done()) manual_engine::instance().advance();
+  if (op.done()) return;
+  if (op.kind() == progress_kind::manual) manual_engine::instance().advance();
+  else if (op.kind() == progress_kind::thread) progress_thread::instance().try_advance();
 }
 
 /// Blocks until `op`'s run has ended and its engine has let go of it.
@@ -283,7 +297,10 @@ inline void await(const operation& op) {
       manual_engine::instance().settle();
       break;
     case progress_kind::thread:
-      op.await_done();
+      // A waiting thread has nothing else to do: it sweeps too instead of
+      // sleeping until the progress thread gets a core and finishes the run.
+      while (!op.done())
+        if (!progress_thread::instance().try_advance() || !op.done()) std::this_thread::yield();
       progress_thread::instance().settle();
       break;
     case progress_kind::offload:
