@@ -11,12 +11,13 @@
 
 namespace hpcoll_test {
 
-/// Runs f, which must throw hpcoll::error; returns its message ("" if none).
-template <class F>
+/// Runs f, which must throw an E (hpcoll::error unless told otherwise);
+/// returns its message ("" if none).
+template <class E = hpcoll::error, class F>
 std::string error_of(F&& f) {
   try {
     f();
-  } catch (const hpcoll::error& e) {
+  } catch (const E& e) {
     return e.what();
   }
   return {};

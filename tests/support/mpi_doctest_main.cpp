@@ -1,6 +1,9 @@
 // MPI-aware main() for doctest test executables (hpcoll test harness).
 //
 // * MPI_Init_thread(MPI_THREAD_MULTIPLE), falling back to whatever is provided.
+//   HPCOLL_TEST_THREAD_LEVEL=single|funneled|serialized|multiple requests
+//   another level instead (for tests of code that needs MPI_THREAD_MULTIPLE
+//   and must refuse to run without it).
 // * Every rank runs the full doctest session with the same command line.
 // * Rank 0 reports to stdout as usual; the other ranks' doctest output is
 //   captured and only forwarded (prefixed "[rank K] ", in rank order) when that
@@ -19,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -92,13 +96,31 @@ const char* thread_level_name(int level) {
   }
 }
 
+// The thread level to request: MPI_THREAD_MULTIPLE unless
+// HPCOLL_TEST_THREAD_LEVEL names another; -1 for a name it does not know.
+int requested_thread_level() {
+  const char* env = std::getenv("HPCOLL_TEST_THREAD_LEVEL");
+  if (env == nullptr || *env == '\0') return MPI_THREAD_MULTIPLE;
+  const std::string level = env;
+  if (level == "single") return MPI_THREAD_SINGLE;
+  if (level == "funneled") return MPI_THREAD_FUNNELED;
+  if (level == "serialized") return MPI_THREAD_SERIALIZED;
+  if (level == "multiple") return MPI_THREAD_MULTIPLE;
+  return -1;
+}
+
 }  // namespace
 
 DOCTEST_REGISTER_LISTENER("hpcoll_mpi_stats", 0, mpi_stats_listener);
 
 int main(int argc, char** argv) {
+  const int requested = requested_thread_level();
+  if (requested < 0) {
+    std::fprintf(stderr, "mpi: HPCOLL_TEST_THREAD_LEVEL must be single, funneled, serialized or multiple\n");
+    return 2;
+  }
   int provided = MPI_THREAD_SINGLE;
-  if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
+  if (MPI_Init_thread(&argc, &argv, requested, &provided) != MPI_SUCCESS) {
     std::fprintf(stderr, "mpi: MPI_Init_thread failed\n");
     return 2;
   }
@@ -111,9 +133,11 @@ int main(int argc, char** argv) {
   MPI_Comm harness_comm = MPI_COMM_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &harness_comm);
 
-  if (rank == 0 && provided < MPI_THREAD_MULTIPLE) {
-    std::cout << "mpi: note: MPI_THREAD_MULTIPLE not available, running with "
+  if (rank == 0 && provided < requested) {
+    std::cout << "mpi: note: " << thread_level_name(requested) << " not available, running with "
               << thread_level_name(provided) << '\n';
+  } else if (rank == 0 && requested != MPI_THREAD_MULTIPLE) {
+    std::cout << "mpi: note: HPCOLL_TEST_THREAD_LEVEL: running with " << thread_level_name(provided) << '\n';
   }
 
   // ---- the doctest session, identical on every rank ----------------------
