@@ -519,12 +519,8 @@ def markdown(ev, res, pngs):
 # Plots
 
 def plots(ev, res, folder):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as e:
-        log(f"no plots: matplotlib unavailable ({e}); run with /usr/bin/python3")
+    plt = report.pyplot(log)
+    if plt is None:
         return []
     written = []
     points = res["accuracy"]["points"]

@@ -492,17 +492,25 @@ def resolve_schedule(res, key, target):
 # ---------------------------------------------------------------------------
 # Plots
 
-def make_plots(res):
+def pyplot(complain):
+    """matplotlib.pyplot on the Agg backend; None, after complain(message), without matplotlib."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-        from matplotlib.colors import ListedColormap
-        from matplotlib.patches import Patch
-        from matplotlib.ticker import NullFormatter
     except ImportError as e:
-        print(f"\n(no plots: matplotlib unavailable: {e}; run with /usr/bin/python3)")
+        complain(f"no plots: matplotlib unavailable ({e}); run with /usr/bin/python3")
+        return None
+    return plt
+
+
+def make_plots(res):
+    plt = pyplot(lambda message: print(f"\n({message})"))
+    if plt is None:
         return []
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import NullFormatter
     written = []
     for key in res.keys():
         collective, np_ = key

@@ -1,0 +1,404 @@
+#!/usr/bin/python3
+"""./hpcoll bench --overlap: how much of a nonblocking collective a computation hides (docs/async.md).
+
+  ./hpcoll bench --overlap [--np N]... [--quick] [--out DIR] [--sizes LIST|MIN:MAX] [--reps R]
+                           [--collectives a,b] [--thread-poll-us U]... [--matrix N] [--inner-every K]
+                           [--from DIR] [--no-plots] [--verbose] [-- extra hpcoll_overlap flags]
+
+What it does:
+  runs hpcoll_overlap (benchmarks/overlap.cpp) under mpiexec once per process count (default
+  np 2 and 4) into DIR/np<N>.json, and once more per nonzero progress-thread poll interval
+  (--thread-poll-us, default 50; only the thread variant: the interval is a per-process
+  setting) into DIR/np<N>-poll<U>us.json; then writes DIR/report.md (per np, collective and
+  size: t_pure, t_cpu, t_ovl, t_comp, t_test, t_wait, t_blocking_then_compute, overlap % by
+  OSU's and IMB-NBC's definitions, speed-up), DIR/report.json (every row plus the run's
+  metadata) and PNG plots (overlap % and speed-up per variant over size, one per np and
+  collective). DIR defaults to results/overlap-<UTC timestamp>/. --from DIR rewrites the report
+  of an earlier folder without running anything.
+
+  Default: sizes 1 KiB..4 MiB (x4), 101 repetitions: one to two minutes on 2 cores.
+  --quick: sizes 1 KiB, 64 KiB, 1 MiB, 11 repetitions: a few seconds.
+"""
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+import types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import dispatch_eval  # noqa: E402  (md_table)
+import report  # noqa: E402  (human_size, fmt_us)
+import run_bench  # noqa: E402  (cores, show, fmt_seconds)
+import tune  # noqa: E402  (parse_runner_args, machine_text, utc_now, stamp, from_cwd, _drop_hidden)
+
+DEFAULT_NPS = [2, 4]
+DEFAULT_POLLS = [50]  # µs; 0 (yield, sweep again) is always measured
+DEFAULT_BINARY = os.path.join(ROOT, "build", "benchmarks", "hpcoll_overlap")
+RUN_TIMEOUT = 900  # seconds per mpiexec
+# Open MPI refuses to start as root without these (harmless otherwise; ./hpcoll exports them too).
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+VARIANT_ORDER = ["native/never", "native/outer", "native/inner", "manual/never", "manual/outer", "manual/inner",
+                 "thread", "offload"]
+COLLECTIVE_ORDER = ["alltoall", "allreduce"]
+
+
+def log(msg):
+    print(f"[hpcoll] bench --overlap: {msg}", flush=True)
+
+
+def variant_key(name):
+    base = name.split("/poll=")[0]
+    return (VARIANT_ORDER.index(base) if base in VARIANT_ORDER else len(VARIANT_ORDER), name)
+
+
+def us(seconds):
+    return report.fmt_us(seconds * 1e6) if seconds is not None else "—"
+
+
+# ---------------------------------------------------------------------------
+# Running
+
+def run_one(args, outdir, np_, name, bench_args, commands):
+    """One mpiexec of hpcoll_overlap writing <name>.json (console output in <name>.log); True on success."""
+    out_json = os.path.join(outdir, name + ".json")
+    out_log = os.path.join(outdir, name + ".log")
+    cmd = (["mpiexec", "-n", str(np_)] + shlex.split(args.mpiexec_flags) + [args.binary] + bench_args
+           + [f"--out={out_json}"] + args.extra)
+    line = " ".join(shlex.quote(c) for c in cmd)
+    env = dict(os.environ, **MPI_ENV)
+    t0 = time.monotonic()
+    with open(out_log, "w") as logf:
+        logf.write(f"$ {line}\n")
+        logf.flush()
+        try:
+            rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
+                                timeout=RUN_TIMEOUT, env=env).returncode
+        except subprocess.TimeoutExpired:
+            rc = "timeout"
+    with open(out_log) as f:
+        output = f.readlines()[1:]
+    if args.verbose:
+        sys.stdout.write("".join(output))
+    elapsed = time.monotonic() - t0
+    commands.write(f"# {name}: rc={rc}, {elapsed:.1f} s\n{line}\n")
+    commands.flush()
+    if rc == 0 and os.path.exists(out_json):
+        log(f"  {name}.json: {run_bench.fmt_seconds(elapsed)}")
+        return True
+    log(f"  {name}: FAILED (exit {rc}) after {run_bench.fmt_seconds(elapsed)}; last lines of "
+        f"{run_bench.show(out_log)}:")
+    print("".join("    " + text for text in output[-12:]), end="")
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Loading and the report
+
+def load_rows(folder):
+    """Every row of every hpcoll_overlap JSON in the folder, with the runs' headers."""
+    rows, runs = [], []
+    for name in sorted(os.listdir(folder)):
+        if not (name.startswith("np") and name.endswith(".json")):
+            continue
+        with open(os.path.join(folder, name)) as f:
+            doc = json.load(f)
+        if doc.get("format") != "hpcoll-overlap-1":
+            continue
+        runs.append({k: v for k, v in doc.items() if k != "rows"} | {"file": name})
+        for r in doc.get("rows", []):
+            rows.append(dict(r, source=name))
+    rows.sort(key=lambda r: (r["np"], COLLECTIVE_ORDER.index(r["collective"]) if r["collective"] in
+                             COLLECTIVE_ORDER else 9, r["bytes"], variant_key(r["variant"])))
+    return rows, runs
+
+
+def groups(rows):
+    """{(np, collective): {bytes: [rows]}} in order."""
+    out = {}
+    for r in rows:
+        out.setdefault((r["np"], r["collective"]), {}).setdefault(r["bytes"], []).append(r)
+    return out
+
+
+def pct(x):
+    return f"{x:.0f}"
+
+
+def summary_tables(key, by_size):
+    sizes = list(by_size)
+    variants = sorted({r["variant"] for rs in by_size.values() for r in rs}, key=variant_key)
+    cell = {(r["variant"], b): r for b, rs in by_size.items() for r in rs}
+    header = ["variant"] + [report.human_size(b) for b in sizes]
+    speed = [[v] + [f"{cell[(v, b)]['speedup']:.2f}" if (v, b) in cell else "—" for b in sizes] for v in variants]
+    ovl = [[v] + [f"{pct(cell[(v, b)]['overlap_osu_pct'])} / {pct(cell[(v, b)]['overlap_imb_pct'])}"
+                  if (v, b) in cell else "—" for b in sizes] for v in variants]
+    return header, speed, ovl
+
+
+def detail_table(rs):
+    header = ["variant", "t_pure", "t_cpu", "t_ovl (IQR)", "t_comp", "t_test", "t_wait", "t_blk+cpu",
+              "OSU %", "IMB %", "speed-up"]
+    rows = []
+    for r in rs:
+        flag = "" if r.get("verified", True) else " **WRONG RESULT**"
+        rows.append([r["variant"] + flag, us(r["t_pure_s"]), us(r["t_cpu_s"]),
+                     f"{us(r['t_ovl_s'])} ({us(r['t_ovl_q1_s'])}–{us(r['t_ovl_q3_s'])})", us(r["t_comp_s"]),
+                     us(r["t_test_s"]), us(r["t_wait_s"]), us(r["t_blocking_then_compute_s"]),
+                     pct(r["overlap_osu_pct"]), pct(r["overlap_imb_pct"]), f"{r['speedup']:.2f}"])
+    return dispatch_eval.md_table(header, rows)
+
+
+def case_line(rs):
+    """The computation and the schedule of one collective and size (shared by its rows)."""
+    r0 = rs[0]
+    sizing = {r["source"]: (r["matrix_n"], r["iters"], r["t_cpu_target_s"]) for r in rs}
+    parts = [f"n = {n}, {it} products (sized for native t_pure {us(t)} µs; {src})" for src, (n, it, t) in
+             sizing.items()]
+    sched = sorted({r["schedule"] for r in rs if r.get("schedule")})
+    return (f"{report.human_size(r0['bytes'])} per rank ({r0['elements']} doubles); matrix: " + "; ".join(parts)
+            + (f"; hpcoll schedule: {', '.join(sched)}" if sched else ""))
+
+
+METHOD = """\
+Per rank and repetition (steady_clock, an MPI_Barrier before each timed region):
+t_pure = issue + wait without computation; t_cpu = the computation alone (`iters` dense
+products y = A x of order n); t_ovl = issue, computation with the variant's progress calls,
+wait, split into t_issue, t_comp (the computation phase including its progress calls),
+t_test (time inside the progress calls: MPI_Test, request.test()) and t_wait;
+t_blk+cpu = the blocking collective (MPI_* for native rows, hpcoll's blocking call for
+hpcoll rows) followed by the computation. Per repetition the slowest rank's value is kept
+(for the overlapped run, all parts from the rank with the largest t_ovl); the tables show
+medians over repetitions, in µs; IQR = the interquartile range of t_ovl.
+OSU % = max(0, 100 − 100·(t_ovl − (t_comp − t_test))/t_pure);
+IMB % = 100·max(0, min(1, (t_pure + t_cpu − t_ovl)/max(t_pure, t_cpu)));
+speed-up = t_blk+cpu / t_ovl (> 1: issuing, computing and waiting beats blocking, then computing).
+Variants: native = MPI_Ialltoall/MPI_Iallreduce; manual = hpcoll progress::manual; never /
+outer / inner = no progress call / one after each product / one after each k rows (k =
+inner_every); thread = progress::thread (poll=U us: its poll interval); offload = progress::offload."""
+
+
+def markdown(meta, rows, runs, pngs):
+    L = [f"# Overlap of nonblocking collectives with computation {meta.get('stamp', '')}".rstrip(), ""]
+    if meta.get("command"):
+        L.append(f"- Command: `{meta['command']}`")
+    L.append(f"- Machine: {meta.get('machine', '?')}")
+    L.append(f"- Date: {meta.get('date', '?')}; {len(rows)} rows from {len(runs)} run(s) "
+             f"({', '.join(r['file'] for r in runs)})")
+    if runs:
+        s = runs[0].get("settings", {})
+        L.append(f"- Settings: {s.get('reps')} repetitions per measurement; sizes "
+                 f"{', '.join(report.human_size(b) for b in s.get('sizes', []))} per rank; inner variants every "
+                 f"{s.get('inner_every')} row(s); "
+                 + ("matrix chosen per size so that t_cpu ≈ native t_pure (about "
+                    f"{s.get('outer_target')} products)" if not s.get("matrix") else f"matrix n = {s['matrix']}")
+                 + (f"; {s['iters']} products" if s.get("iters") else "")
+                 + f"; {runs[0].get('mpi', '?')}, {runs[0].get('thread_level', '?')}; {runs[0].get('compiler', '')}")
+    if meta.get("seconds") is not None:
+        L.append(f"- Duration: {run_bench.fmt_seconds(meta['seconds'])}")
+    if meta.get("quick"):
+        L.append("- **--quick run**: few sizes and repetitions; a check that everything runs, not a measurement.")
+    ncores = meta.get("cores") or run_bench.cores()
+    over = sorted({r["np"] for r in rows if r["np"] > ncores})
+    crowded = sorted({r["np"] for r in rows if r["np"] >= ncores})
+    if crowded:
+        L.append(f"- np {', '.join(map(str, crowded))}: no core is left free on this {ncores}-core machine, so a "
+                 "progress thread or offload worker competes with the computation for a core"
+                 + (f"; np {', '.join(map(str, over))}: more ranks than cores (oversubscribed, mpi_yield_when_idle)"
+                    if over else "") + ".")
+    bad = [r for r in rows if not r.get("verified", True)]
+    if bad:
+        L.append(f"- **{len(bad)} row(s) produced a wrong result** (marked below).")
+    L += ["", "## Method", "", METHOD, ""]
+
+    L += ["## Summary", ""]
+    g = groups(rows)
+    for (np_, coll), by_size in g.items():
+        header, speed, ovl = summary_tables((np_, coll), by_size)
+        L += [f"### {coll}, np = {np_}: speed-up (t_blk+cpu / t_ovl)", "", dispatch_eval.md_table(header, speed), ""]
+        L += [f"### {coll}, np = {np_}: overlap % (OSU / IMB)", "", dispatch_eval.md_table(header, ovl), ""]
+        png = f"overlap_np{np_}_{coll}.png"
+        if png in pngs:
+            L += [f"![{coll}, np = {np_}]({png})", ""]
+
+    L += ["## Details", ""]
+    for (np_, coll), by_size in g.items():
+        L += [f"### {coll}, np = {np_}", ""]
+        for b, rs in by_size.items():
+            L += [f"#### {coll}, np = {np_}, {report.human_size(b)}", "", case_line(rs), "", detail_table(rs), ""]
+    return "\n".join(L)
+
+
+def plots(rows, folder):
+    plt = report.pyplot(log)
+    if plt is None:
+        return []
+    written = []
+    styles = {"native/never": ("black", ":"), "native/outer": ("black", "--"), "native/inner": ("black", "-"),
+              "manual/never": ("tab:blue", ":"), "manual/outer": ("tab:blue", "--"), "manual/inner": ("tab:blue", "-"),
+              "thread": ("tab:red", "-"), "offload": ("tab:green", "-")}
+    for (np_, coll), by_size in groups(rows).items():
+        sizes = list(by_size)
+        variants = sorted({r["variant"] for rs in by_size.values() for r in rs}, key=variant_key)
+        fig, axes = plt.subplots(1, 3, figsize=(17, 5.2))
+        panels = [("overlap_osu_pct", "overlap % (OSU)"), ("overlap_imb_pct", "overlap % (IMB-NBC)"),
+                  ("speedup", "speed-up = t_blocking_then_compute / t_ovl")]
+        for ax, (field, title) in zip(axes, panels):
+            for v in variants:
+                pts = [(b, r[field]) for b, rs in by_size.items() for r in rs if r["variant"] == v]
+                color, ls = styles.get(v, ("tab:orange", "-."))
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], color=color, ls=ls, marker="o", ms=3.5, lw=1.5,
+                        label=v)
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(sizes)
+            ax.set_xticklabels([report.human_size(b) for b in sizes], rotation=45, fontsize=8)
+            ax.set_xlabel("bytes per rank")
+            ax.set_title(title, fontsize=10)
+            ax.grid(True, which="both", alpha=0.3)
+            if field == "speedup":
+                ax.axhline(1.0, color="grey", lw=1)
+            else:
+                ax.set_ylim(-3, 103)
+        axes[-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        ncores = run_bench.cores()
+        note = (" — no core left for progress threads" if np_ == ncores else
+                f" — oversubscribed ({ncores} cores)" if np_ > ncores else "")
+        fig.suptitle(f"{coll}, {np_} ranks{note}: nonblocking collective + matrix-vector products "
+                     "(t_cpu ≈ native t_pure)", fontsize=11)
+        fig.tight_layout()
+        path = os.path.join(folder, f"overlap_np{np_}_{coll}.png")
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def write_report(folder, meta, no_plots=False):
+    rows, runs = load_rows(folder)
+    if not rows:
+        raise SystemExit(f"[hpcoll] bench --overlap: no hpcoll_overlap rows in {folder} (np*.json)")
+    pngs = [] if no_plots else [os.path.basename(p) for p in plots(rows, folder)]
+    with open(os.path.join(folder, "report.json"), "w") as f:
+        json.dump({"meta": meta, "runs": runs, "rows": rows}, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(folder, "report.md"), "w") as f:
+        f.write(markdown(meta, rows, runs, pngs) + "\n")
+    return rows, pngs
+
+
+def print_summary(rows):
+    for (np_, coll), by_size in groups(rows).items():
+        header, speed, _ = summary_tables((np_, coll), by_size)
+        print(f"\n{coll}, np = {np_}: speed-up = t_blocking_then_compute / t_ovl (> 1: overlap pays)")
+        print(report.table(header, speed))
+
+
+# ---------------------------------------------------------------------------
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = argparse.ArgumentParser(prog="./hpcoll bench --overlap", formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 description=__doc__[__doc__.index("What it does:"):])
+    ap.add_argument("--np", type=int, action="append", metavar="N",
+                    help=f"process count (repeatable; default {' '.join(map(str, DEFAULT_NPS))})")
+    ap.add_argument("--quick", action="store_true", help="3 sizes, 11 repetitions")
+    ap.add_argument("--out", metavar="DIR", help="results folder (default results/overlap-<UTC timestamp>)")
+    ap.add_argument("--sizes", metavar="LIST", help="bytes per rank: 1KiB,64KiB,... or MIN:MAX (x4 steps)")
+    ap.add_argument("--reps", type=int, metavar="R", help="repetitions (default 101, --quick 11)")
+    ap.add_argument("--collectives", metavar="a,b", help="alltoall, allreduce (default both)")
+    ap.add_argument("--thread-poll-us", type=int, action="append", metavar="U",
+                    help="also run the thread variant with this poll interval (repeatable; default "
+                         f"{' '.join(map(str, DEFAULT_POLLS))}; 0 alone: none)")
+    ap.add_argument("--matrix", type=int, metavar="N", help="fixed matrix order (default: sized per message size)")
+    ap.add_argument("--inner-every", type=int, metavar="K", help="inner variants: a progress call every K rows")
+    ap.add_argument("--from", dest="reuse", metavar="DIR", help="rewrite the report of an earlier folder; runs nothing")
+    ap.add_argument("--no-plots", action="store_true", help="no PNG")
+    # (tune.parse_runner_args adds --verbose: print hpcoll_overlap's output after each run)
+    args, args.extra = tune.parse_runner_args(ap, argv)
+    if not any(a == "--binary" or a.startswith("--binary=") for a in argv):
+        args.binary = DEFAULT_BINARY  # parse_runner_args' default is hpcoll_bench
+    args.out = tune.from_cwd(args.cwd, args.out)
+    args.reuse = tune.from_cwd(args.cwd, args.reuse)
+
+    if args.reuse:
+        folder = os.path.abspath(args.reuse)
+        if not os.path.isdir(folder):
+            sys.exit(f"[hpcoll] bench --overlap: no such folder {folder}")
+        meta = {}
+        try:
+            with open(os.path.join(folder, "report.json")) as f:
+                meta = json.load(f).get("meta", {})
+        except (OSError, ValueError):
+            pass
+        rows, pngs = write_report(folder, meta, args.no_plots)
+        print_summary(rows)
+        log(f"report: {run_bench.show(os.path.join(folder, 'report.md'))}, report.json"
+            + (", " + ", ".join(pngs) if pngs else ""))
+        return 0
+
+    if not os.access(args.binary, os.X_OK):
+        sys.exit(f"[hpcoll] bench --overlap: no binary at {args.binary} (./hpcoll bench --overlap builds it)")
+    nps = args.np or DEFAULT_NPS
+    if any(n < 2 for n in nps):
+        sys.exit("[hpcoll] bench --overlap: --np must be >= 2")
+    polls = sorted({u for u in (args.thread_poll_us if args.thread_poll_us is not None else DEFAULT_POLLS) if u > 0})
+    if any(u < 0 for u in args.thread_poll_us or []):
+        sys.exit("[hpcoll] bench --overlap: --thread-poll-us must be >= 0")
+    now = tune.utc_now()
+    folder = os.path.abspath(args.out or os.path.join(ROOT, "results", f"overlap-{tune.stamp(now)}"))
+    os.makedirs(folder, exist_ok=True)
+    command = " ".join(["./hpcoll", "bench", "--overlap"] + [shlex.quote(a) for a in tune._drop_hidden(argv)]
+                       + (["--"] + [shlex.quote(a) for a in args.extra] if args.extra else []))
+
+    common = ["--quick"] if args.quick else []
+    for opt, value in (("--sizes", args.sizes), ("--reps", args.reps), ("--collectives", args.collectives),
+                       ("--matrix", args.matrix), ("--inner-every", args.inner_every)):
+        if value is not None:
+            common.append(f"{opt}={value}")
+    log(f"np {', '.join(map(str, nps))}; {'quick; ' if args.quick else ''}progress-thread poll intervals 0"
+        + "".join(f", {u}" for u in polls) + f" µs; results in {run_bench.show(folder)}")
+    ncores = run_bench.cores()
+    if any(n >= ncores for n in nps):
+        log(f"NOTE: {ncores} cores: at np >= {ncores} a progress thread or offload worker has no core of its own and "
+            "competes with the computation; that is part of what is measured")
+
+    t0 = time.monotonic()
+    failed = []
+    mpi = None
+    with open(os.path.join(folder, "commands.txt"), "a") as commands:
+        for n in nps:
+            log(f"np={n}")
+            if not run_one(args, folder, n, f"np{n}", common, commands):
+                failed.append(f"np{n}")
+            for u in polls:
+                if not run_one(args, folder, n, f"np{n}-poll{u}us", common + ["--variants=thread",
+                                                                              f"--thread-poll-us={u}"], commands):
+                    failed.append(f"np{n}-poll{u}us")
+    seconds = time.monotonic() - t0
+    _, runs = load_rows(folder)
+    if runs:
+        mpi = runs[0].get("mpi")
+    meta = {"stamp": tune.stamp(now), "date": now.strftime("%Y-%m-%d %H:%M:%S UTC"), "command": command,
+            "machine": tune.machine_text(types.SimpleNamespace(mpi_library=mpi), nps, args.mpiexec_flags),
+            "cores": ncores, "mpiexec_flags": args.mpiexec_flags, "nps": nps, "thread_poll_us": [0] + polls,
+            "quick": args.quick, "seconds": seconds, "failed": failed}
+    log(f"runs done in {run_bench.fmt_seconds(seconds)}")
+    if len(failed) == len(nps) * (1 + len(polls)):
+        sys.exit("[hpcoll] bench --overlap: every run failed; no report")
+    rows, pngs = write_report(folder, meta, args.no_plots)
+    print_summary(rows)
+    log(f"report: {run_bench.show(os.path.join(folder, 'report.md'))}, report.json"
+        + (", " + ", ".join(pngs) if pngs else ""))
+    if failed:
+        log("failed runs: " + ", ".join(failed))
+    return 1 if failed or any(not r.get("verified", True) for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
