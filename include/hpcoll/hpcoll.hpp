@@ -19,6 +19,7 @@
 #include "op.hpp"
 #include "plan.hpp"
 #include "progress.hpp"
+#include "rank_set.hpp"
 #include "reduce.hpp"
 #include "reduce_scatter_block.hpp"
 #include "request.hpp"
