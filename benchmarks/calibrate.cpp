@@ -57,7 +57,12 @@
 #include <thread>
 #include <vector>
 
+#include "run_info.hpp"
+
 namespace {
+
+using hpcoll_bench::mpi_library_version;
+using hpcoll_bench::utc_now;
 
 namespace json = hpcoll::detail::json;
 
@@ -347,25 +352,6 @@ void gammas_for_type(std::vector<gamma_entry>& out, std::size_t large_bytes, std
 }
 
 // --- reporting ---------------------------------------------------------------------------
-
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::string mpi_library_version() {
-  char version[MPI_MAX_LIBRARY_VERSION_STRING];
-  int length = 0;
-  MPI_Get_library_version(version, &length);
-  std::string v(version, static_cast<std::size_t>(length));
-  if (const auto nl = v.find('\n'); nl != std::string::npos) v.resize(nl);
-  while (!v.empty() && (v.back() == ' ' || v.back() == '\0')) v.pop_back();
-  return v;
-}
 
 std::string processor_name() {
   char name[MPI_MAX_PROCESSOR_NAME];

@@ -48,10 +48,14 @@
 #include <type_traits>
 #include <vector>
 
+#include "run_info.hpp"
+
 namespace hana = boost::hana;
 namespace S = hpcoll::schedule;
 
 namespace {
+
+using hpcoll_bench::mpi_library_version;
 
 using elem = int;  // 4 bytes: every size from 4 B up is a whole number of elements
 constexpr std::size_t elem_bytes = sizeof(elem);
@@ -652,14 +656,6 @@ std::vector<char*> without_output_file(int argc, char** argv) {
   args.push_back(no_out);
   args.push_back(nullptr);
   return args;
-}
-
-std::string mpi_library_version() {
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  MPI_Get_library_version(version, &length);
-  std::string text(version, static_cast<std::size_t>(length));
-  return text.substr(0, text.find_first_of("\r\n"));
 }
 
 int run(int argc, char** argv, int rank, int size) {

@@ -28,14 +28,12 @@ What it does, in one invocation:
 """
 
 import argparse
-import datetime
 import json
 import math
 import os
 import re
 import shlex
 import statistics
-import subprocess
 import sys
 import time
 
@@ -648,22 +646,10 @@ def decisions_only(runner, np_, out, bench_args, timeout=600):
     """hpcoll_bench --hpcoll_decisions_only at np_ (console output in <out>.log)."""
     cmd = (["mpiexec", "-n", str(np_)] + runner.flags + [runner.args.binary] + bench_args
            + ["--hpcoll_decisions_only", f"--hpcoll_decisions_out={out}"])
-    line = " ".join(shlex.quote(c) for c in cmd)
     env_text = " ".join(f"{k}={shlex.quote(os.environ[k])}" for k in ("HPCOLL_TUNING", "HPCOLL_MACHINE")
                         if k in os.environ)
     out_log = os.path.splitext(out)[0] + ".log"
-    t0 = time.monotonic()
-    with open(out_log, "w") as logf:
-        logf.write(f"$ {env_text + ' ' if env_text else ''}{line}\n")
-        logf.flush()
-        try:
-            rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
-                                timeout=timeout).returncode
-        except subprocess.TimeoutExpired:
-            rc = "timeout"
-    runner.commands.write(f"# {os.path.basename(out)}: rc={rc}, {time.monotonic() - t0:.1f} s\n"
-                          f"{env_text + ' ' if env_text else ''}{line}\n")
-    runner.commands.flush()
+    rc, elapsed = run_bench.run_logged(cmd, out_log, runner.commands, os.path.basename(out), env_text, timeout)
     if rc != 0 or not os.path.exists(out):
         log(f"  {os.path.basename(out)}: FAILED (exit {rc}); from {run_bench.show(out_log)}:")
         with open(out_log) as f:
@@ -674,7 +660,7 @@ def decisions_only(runner, np_, out, bench_args, timeout=600):
         if os.path.exists(out):
             os.rename(out, out + ".failed")
         return False
-    log(f"  {os.path.basename(out)}: {time.monotonic() - t0:.1f} s")
+    log(f"  {os.path.basename(out)}: {elapsed:.1f} s")
     return True
 
 

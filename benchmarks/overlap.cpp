@@ -74,7 +74,12 @@
 #include <utility>
 #include <vector>
 
+#include "run_info.hpp"
+
 namespace {
+
+using hpcoll_bench::mpi_library_version;
+using hpcoll_bench::utc_now;
 
 namespace json = hpcoll::detail::json;
 using clock_type = std::chrono::steady_clock;
@@ -709,22 +714,6 @@ void print_case(const case_result& c, int np) {
   std::fflush(stdout);
 }
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-std::string mpi_library() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  MPI_Get_library_version(text, &len);
-  std::string s(text, static_cast<std::size_t>(len));
-  if (const auto nl = s.find_first_of(",\n"); nl != std::string::npos) s.resize(nl);
-  return s;
-}
-
 const char* calls_name(calls c) {
   switch (c) {
     case calls::never: return "never";
@@ -814,7 +803,7 @@ int run(int argc, char** argv, int provided) {
   std::vector<case_result> results;
   if (rank == 0) {
     std::printf("hpcoll_overlap: %d ranks, %s; times in us: median over %d repetitions of the slowest rank\n", np,
-                mpi_library().c_str(), opt.reps);
+                mpi_library_version().c_str(), opt.reps);
     std::fflush(stdout);
   }
   for (const std::string& coll : opt.collectives)
@@ -842,7 +831,7 @@ int run(int argc, char** argv, int provided) {
       for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
       doc.set("command", command);
       doc.set("np", np);
-      doc.set("mpi", mpi_library());
+      doc.set("mpi", mpi_library_version());
       doc.set("thread_level", provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MPI_THREAD_MULTIPLE");
       doc.set("compiler", std::string("g++ ") + __VERSION__);
       json::value settings;

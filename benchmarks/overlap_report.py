@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import shlex
-import subprocess
 import sys
 import time
 import types
@@ -71,24 +70,12 @@ def run_one(args, outdir, np_, name, bench_args, commands):
     out_log = os.path.join(outdir, name + ".log")
     cmd = (["mpiexec", "-n", str(np_)] + shlex.split(args.mpiexec_flags) + [args.binary] + bench_args
            + [f"--out={out_json}"] + args.extra)
-    line = " ".join(shlex.quote(c) for c in cmd)
-    env = dict(os.environ, **MPI_ENV)
-    t0 = time.monotonic()
-    with open(out_log, "w") as logf:
-        logf.write(f"$ {line}\n")
-        logf.flush()
-        try:
-            rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
-                                timeout=RUN_TIMEOUT, env=env).returncode
-        except subprocess.TimeoutExpired:
-            rc = "timeout"
+    rc, elapsed = run_bench.run_logged(cmd, out_log, commands, name, timeout=RUN_TIMEOUT,
+                                       env=dict(os.environ, **MPI_ENV))
     with open(out_log) as f:
         output = f.readlines()[1:]
     if args.verbose:
         sys.stdout.write("".join(output))
-    elapsed = time.monotonic() - t0
-    commands.write(f"# {name}: rc={rc}, {elapsed:.1f} s\n{line}\n")
-    commands.flush()
     if rc == 0 and os.path.exists(out_json):
         log(f"  {name}.json: {run_bench.fmt_seconds(elapsed)}")
         return True

@@ -64,6 +64,26 @@ def cores():
         return os.cpu_count() or 1
 
 
+def run_logged(cmd, out_log, commands, name, env_text="", timeout=None, env=None):
+    """Runs cmd with its console output in out_log (after a "$ command" line) and
+    records "# name: rc=..., seconds" and the command in the open file `commands`;
+    returns (exit code, or "timeout" past `timeout` seconds; seconds taken)."""
+    line = (env_text + " " if env_text else "") + " ".join(shlex.quote(c) for c in cmd)
+    start = time.monotonic()
+    with open(out_log, "w") as logf:
+        logf.write(f"$ {line}\n")
+        logf.flush()
+        try:
+            rc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
+                                timeout=timeout, env=env).returncode
+        except subprocess.TimeoutExpired:
+            rc = "timeout"
+    elapsed = time.monotonic() - start
+    commands.write(f"# {name}: rc={rc}, {elapsed:.1f} s\n{line}\n")
+    commands.flush()
+    return rc, elapsed
+
+
 def show(path):
     """path relative to the current directory when below it, else absolute."""
     rel = os.path.relpath(path)

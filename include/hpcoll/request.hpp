@@ -87,11 +87,8 @@ private:
     if (failure) std::rethrow_exception(failure);
   }
   void settle_quietly() noexcept {
-    if (!active_) return;
-    await(*op_);
-    active_ = false;
     try {
-      op_->rethrow_failure();
+      wait();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "hpcoll: a request destroyed before completion failed: %s\n", e.what());
     } catch (...) {

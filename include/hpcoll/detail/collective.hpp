@@ -169,7 +169,7 @@ const std::string& static_schedule_name() {
 /// request that draws its tag at each start (persistent()).
 struct blocking_launch {
   static constexpr bool draws_tag = true;
-  static constexpr progress_kind kind = progress_kind::manual;  // only its thread support is asked for
+  static constexpr progress_kind kind = progress_kind::manual;  // needs no thread support beyond MPI's default
 
   template <class Shape, class MakePlan, class T, class Op>
   void operator()(const communicator& c, const call_info& info, int tag, const Shape& shape, MakePlan make_plan,
@@ -224,7 +224,8 @@ auto run_collective(Launch launch, const communicator& c, const Shape& shape, co
   const int tag = Launch::draws_tag ? c.next_tag() : 0;
   constexpr bool dispatched = std::same_as<S, schedule::automatic>;
   std::string problem = args.problem();
-  if (problem.empty()) problem = thread_support_problem(Launch::kind);
+  if constexpr (Launch::kind != progress_kind::manual)
+    if (problem.empty()) problem = thread_support_problem(Launch::kind);
   const std::string* schedule = &static_schedule_name<S>();
   std::size_t choice = 0;
   if constexpr (dispatched) {
@@ -278,8 +279,7 @@ public:
 
   template <class... Args>
   request start(const communicator& c, Args&&... args) const {
-    check_outlives<Args...>();
-    return Derived::call(nonblocking_launch<Progress>{}, c, std::forward<Args>(args)...);
+    return start(Progress{}, c, std::forward<Args>(args)...);
   }
   template <progress_policy P, class... Args>
   request start(P, const communicator& c, Args&&... args) const {
@@ -289,8 +289,7 @@ public:
 
   template <class... Args>
   static persistent_request persistent(const communicator& c, Args&&... args) {
-    check_outlives<Args...>();
-    return Derived::call(persistent_launch<Progress>{}, c, std::forward<Args>(args)...);
+    return persistent(Progress{}, c, std::forward<Args>(args)...);
   }
   template <progress_policy P, class... Args>
   static persistent_request persistent(P, const communicator& c, Args&&... args) {

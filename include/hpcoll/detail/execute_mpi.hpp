@@ -120,9 +120,7 @@ public:
   /// Posts the messages of the first round and returns at once, so the caller
   /// goes back to its own work; true when the plan has no rounds at all.
   template <class Plan>
-  bool post_first(const Plan& plan, int& round, bool& posted) {
-    round = 0;
-    posted = false;
+  bool post_first(const Plan& plan, bool& posted) {
     if (plan.rounds() == 0) return true;
     begin(plan, 0);
     posted = true;

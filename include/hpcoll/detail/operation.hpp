@@ -180,7 +180,7 @@ public:
 
 private:
   round_runner<T, Op> runner() { return {comm().native(), tag_, mem_, op_, steps_, requests_}; }
-  bool post_first() override { return runner().post_first(plan_, round_, posted_); }
+  bool post_first() override { return runner().post_first(plan_, posted_); }
   bool advance_rounds() override { return runner().advance(plan_, round_, posted_); }
   void run_rounds() override { runner().run(plan_); }
   void abandon_messages() noexcept override {

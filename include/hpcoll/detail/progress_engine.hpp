@@ -23,9 +23,9 @@
 
 namespace hpcoll::detail {
 
-/// The thread support a policy needs, or a problem naming what is missing.
+/// Whether MPI supports the background thread of progress::thread or
+/// progress::offload: empty, or a problem naming what is missing.
 inline std::string thread_support_problem(progress_kind kind) {
-  if (kind == progress_kind::manual) return {};
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
   if (provided >= MPI_THREAD_MULTIPLE) return {};
