@@ -9,6 +9,7 @@
 #include <hpcoll/hpcoll.hpp>
 
 #include <cstddef>
+#include <random>
 #include <vector>
 
 namespace hana = boost::hana;
@@ -84,6 +85,26 @@ constexpr auto commutative_rsb_schedules = hana::tuple_t<S::ring, S::segmented_r
 constexpr auto alltoall_schedules =
     hana::tuple_t<S::linear, S::linear_sync<2>, S::pairwise, S::bruck, S::automatic>;
 constexpr auto alltoallv_schedules = hana::tuple_t<S::linear, S::linear_sync<3>, S::pairwise, S::automatic>;
+
+/// A broken broadcast for the self check: the root sends to every rank but the last.
+struct forgets_last {
+  static constexpr const char* name = "forgets_last";
+  struct plan_type {
+    hpcoll::bcast_shape s;
+    int rounds() const { return 1; }
+    std::size_t scratch_elems() const { return 0; }
+    template <class Emit>
+    void round(int, Emit&& emit) const {
+      if (s.rank == s.root) {
+        for (int r = 0; r + 1 < s.size; ++r)
+          if (r != s.root) emit(hpcoll::step::send(r, hpcoll::out(0, s.count)));
+      } else if (s.rank + 1 < s.size) {
+        emit(hpcoll::step::recv(s.root, hpcoll::out(0, s.count)));
+      }
+    }
+  };
+  static plan_type plan(const hpcoll::bcast_shape& s) { return {s}; }
+};
 
 }  // namespace
 
@@ -222,6 +243,38 @@ TEST_CASE("verify.alltoallv") {
   });
 }
 
+// Multicast: every member set of every master for p <= 12 (every size class
+// up to p = 8, uneven blocks above), then random sets up to p = 128.
+TEST_CASE("verify.mcast") {
+  hana::for_each(S::candidates<hpcoll::mcast_shape>, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    for (int p = 2; p <= 12; ++p)
+      for (int master = 0; master < p; ++master)
+        for (unsigned mask = 1; mask < (1u << (p - 1)); ++mask) {
+          hpcoll::rank_set members(p);
+          for (int bit = 0; bit < p - 1; ++bit)
+            if ((mask >> bit) & 1u) members.insert(bit < master ? bit : bit + 1);
+          const auto r = static_cast<std::size_t>(members.count());
+          const std::vector<std::size_t> counts =
+              p <= 8 ? std::vector<std::size_t>{0, 1, r - 1, r + 1, 2 * r + 3} : std::vector<std::size_t>{r + 1};
+          for (std::size_t n : counts) check(hpcoll::verify::mcast<Schedule>(members, master, n));
+        }
+    std::mt19937 gen(6);
+    for (int trial = 0; trial < 600; ++trial) {
+      const int p = std::uniform_int_distribution<int>(13, max_p)(gen);
+      const int master = std::uniform_int_distribution<int>(0, p - 1)(gen);
+      const double density = std::uniform_real_distribution<double>(0.02, 1.0)(gen);
+      hpcoll::rank_set members(p);
+      for (int r = 0; r < p; ++r)
+        if (r != master && std::bernoulli_distribution(density)(gen)) members.insert(r);
+      if (members.empty()) members.insert((master + 1) % p);
+      const auto r = static_cast<std::size_t>(members.count());
+      for (std::size_t n : {std::size_t{1}, r + 1}) check(hpcoll::verify::mcast<Schedule>(members, master, n));
+    }
+  });
+}
+
 TEST_CASE("verify.self_check") {
   // The verifier itself must catch what it claims to: a commutative-only
   // schedule run as if the op were not commutative is reported out of order.
@@ -230,4 +283,9 @@ TEST_CASE("verify.self_check") {
   CHECK(ring.failure.find("out of order") != std::string::npos);
   const auto halving = hpcoll::verify::reduce_scatter_block<S::recursive_halving>(6, 2, false);
   CHECK_FALSE(halving.ok);
+  // A broadcast that forgets its last logical rank, run as a multicast, leaves
+  // the highest member without the data.
+  const auto forgot = hpcoll::verify::mcast<forgets_last>(hpcoll::rank_set(7, {1, 4, 6}), 2, 3);
+  CHECK_FALSE(forgot.ok);
+  CHECK(forgot.failure.find("rank 6 output[0] should be element 0 of rank 2") != std::string::npos);
 }

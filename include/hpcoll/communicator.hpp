@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "detail/dispatch_cache.hpp"
+#include "detail/mcast_channel.hpp"
 #include "detail/mpi.hpp"
 
 namespace hpcoll {
@@ -52,6 +53,8 @@ public:
 
   /// The dispatcher's decisions and schedule counters (library internal).
   detail::dispatch_cache& dispatch_cache() const noexcept { return state_->dispatch; }
+  /// The multicast channel (library internal).
+  detail::mcast_channel& mcast_channel() const noexcept { return state_->mcast; }
 
 private:
   struct state {
@@ -65,12 +68,19 @@ private:
       HPCOLL_MPI(MPI_Comm_get_attr, comm, MPI_TAG_UB, &value, &found);
       // MPI guarantees a tag upper bound of at least 32767.
       tag_span = found ? *static_cast<int*>(value) : 32767;
+      HPCOLL_MPI(MPI_Comm_dup, comm, &mcast.comm);
+      HPCOLL_MPI(MPI_Comm_set_errhandler, mcast.comm, MPI_ERRORS_RETURN);
+      mcast.tag_span = tag_span;
     }
     ~state() {
       if (detail::verbose() && rank == 0) print_counts();
       int finalized = 0;
       MPI_Finalized(&finalized);
-      if (!finalized) MPI_Comm_free(&comm);
+      mcast.inbox.reset();  // cancels the receives it has pending
+      if (!finalized) {
+        MPI_Comm_free(&mcast.comm);
+        MPI_Comm_free(&comm);
+      }
     }
     state(const state&) = delete;
     state& operator=(const state&) = delete;
@@ -92,6 +102,7 @@ private:
     int tag_span = 32767;
     unsigned long long sequence = 0;
     detail::dispatch_cache dispatch;
+    detail::mcast_channel mcast;
   };
   std::shared_ptr<state> state_;
 };

@@ -106,7 +106,7 @@ std::uint64_t message_bytes(const Shape& s) {
   if constexpr (requires { s.count; }) {
     const std::uint64_t vector = s.count * s.elem_size;
     if constexpr (std::same_as<Shape, bcast_shape> || std::same_as<Shape, reduce_shape> ||
-                  std::same_as<Shape, allreduce_shape>)
+                  std::same_as<Shape, allreduce_shape> || std::same_as<Shape, mcast_shape>)
       return vector;
     else
       return vector * static_cast<std::uint64_t>(s.size);
@@ -148,6 +148,22 @@ decltype(auto) with_common_shape(const Shape& call, F&& f) {
   }
 }
 
+/// The shape a candidate is priced on. A multicast costs the master's hop,
+/// the same for every candidate, plus a broadcast among the r members, so it
+/// is priced as that broadcast.
+template <class Shape>
+auto priced_shape(const Shape& s) {
+  if constexpr (std::same_as<Shape, mcast_shape>) return bcast_shape{0, s.members->count(), 0, s.count, s.elem_size};
+  else return s;
+}
+
+/// Ranks taking part in a call: the member count of a multicast, else 0 (all).
+template <class Shape>
+int group_size(const Shape& s) {
+  if constexpr (std::same_as<Shape, mcast_shape>) return s.members->count();
+  else return 0;
+}
+
 template <class Shape>
 bool commutative_call(const Shape& s) {
   if constexpr (requires { s.commutative; }) return s.commutative;
@@ -184,7 +200,7 @@ decision decide(const Shape& call, const machine& m, const tuning_table* table, 
       candidate_estimate c;
       c.schedule = schedule::candidate_names<Shape>()[i];
       c.valid = commutative || !requires_commutative<S, Shape>;
-      if (c.valid) c.predicted_seconds = predict_sampled<S>(s, m).seconds;
+      if (c.valid) c.predicted_seconds = predict_sampled<S>(detail::priced_shape(s), m).seconds;
       d.candidates.push_back(std::move(c));
     });
   });
@@ -245,8 +261,8 @@ decision decide_now(const Shape& call) {
 template <dispatchable Shape, class Op, class T>
 std::size_t dispatch(const communicator& c, const Shape& call) {
   // message_bytes is the same on every rank (gatherv and alltoallv: nominal).
-  const dispatch_key key{&collective_name<Shape>, size_class(message_bytes(call)), commutative_call(call),
-                         common_in_place(call), call.elem_size, &reduction_tag<Op, T>};
+  const dispatch_key key{&collective_name<Shape>, size_class(message_bytes(call)), group_size(call),
+                         commutative_call(call), common_in_place(call), call.elem_size, &reduction_tag<Op, T>};
   dispatch_cache& cache = c.dispatch_cache();
   if (const auto known = cache.find(key)) return *known;
   const decision d = decide_now<Shape, Op, T>(call);

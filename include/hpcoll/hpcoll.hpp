@@ -16,6 +16,7 @@
 #include "gatherv.hpp"
 #include "machine.hpp"
 #include "machine_file.hpp"
+#include "mcast.hpp"
 #include "op.hpp"
 #include "plan.hpp"
 #include "progress.hpp"

@@ -26,14 +26,20 @@ public:
     for (int r : members) insert(r);
   }
   /// Rebuilds a set from the words of words(), e.g. after receiving them.
-  rank_set(int size, std::span<const word> bits) : rank_set(size) {
-    if (bits.size() != words_.size())
+  rank_set(int size, std::span<const word> bits) { assign(size, bits); }
+
+  /// Becomes the set of words() `bits` of a communicator of `size` ranks,
+  /// reusing its storage (a receiver rebuilds one set per message).
+  void assign(int size, std::span<const word> bits) {
+    const std::size_t n = words_for(check_size(size));
+    if (bits.size() != n)
       throw error("", "", "rank_set: " + std::to_string(bits.size()) + " words given, a set of " +
-                              std::to_string(size) + " ranks has " + std::to_string(words_.size()));
-    for (std::size_t i = 0; i < bits.size(); ++i) words_[i] = bits[i];
-    const int used = size_ % word_bits;  // bits of the last word that name ranks
-    if (used != 0 && (words_.back() >> used) != 0)
-      throw error("", "", "rank_set: bits set beyond rank " + std::to_string(size_ - 1));
+                              std::to_string(size) + " ranks has " + std::to_string(n));
+    const int used = size % word_bits;  // bits of the last word that name ranks
+    if (used != 0 && (bits.back() >> used) != 0)
+      throw error("", "", "rank_set: bits set beyond rank " + std::to_string(size - 1));
+    size_ = size;
+    words_.assign(bits.begin(), bits.end());
   }
 
   /// The communicator size the set belongs to.

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "plan.hpp"
+#include "rank_set.hpp"
 
 namespace hpcoll {
 
@@ -110,6 +111,16 @@ struct alltoallv_shape {
   std::size_t elem_size = 1;  ///< bytes per element
 };
 
+/// A multicast from `master` to the ranks of `members` (a set of `size` ranks
+/// that does not hold the master). input: count at the master; output: count
+/// at every member. Non-members other than the master take no part.
+struct mcast_shape {
+  int rank, size, master;
+  const rank_set* members;  ///< the same set on every rank; outlives the shape
+  std::size_t count;
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+
 // ---- Phase shapes: the building blocks composite schedules are made of ----
 // Ranks are taken relative to `root` (virtual rank v = (rank - root) mod size)
 // and block v of `layout` belongs to virtual rank v.
@@ -172,5 +183,6 @@ template <> inline constexpr std::string_view collective_name<allgather_shape> =
 template <> inline constexpr std::string_view collective_name<reduce_scatter_block_shape> = "reduce_scatter_block";
 template <> inline constexpr std::string_view collective_name<alltoall_shape> = "alltoall";
 template <> inline constexpr std::string_view collective_name<alltoallv_shape> = "alltoallv";
+template <> inline constexpr std::string_view collective_name<mcast_shape> = "mcast";
 
 }  // namespace hpcoll

@@ -259,18 +259,17 @@ auto run_collective(Launch launch, const communicator& c, const Shape& shape, co
 ///   coll(c, args...)                         blocking
 ///   coll.start([policy,] c, args...)         nonblocking: an hpcoll::request
 ///   Coll::persistent([policy,] c, args...)   an hpcoll::persistent_request
+/// A request outlives the call that makes it, so its buffers must too: a
+/// range argument must be an lvalue or a view, never a temporary container.
+template <class... Args>
+constexpr void check_outlives() {
+  static_assert((... && (!std::ranges::range<std::remove_cvref_t<Args>> || std::ranges::borrowed_range<Args>)),
+                "hpcoll: a nonblocking or persistent operation keeps using its ranges after the call returns; pass "
+                "lvalues or views (std::span), not temporary containers");
+}
+
 template <class Derived, progress_policy Progress>
 struct collective_interface {
-private:
-  /// A request outlives the call that makes it, so its buffers must too: a
-  /// range argument must be an lvalue or a view, never a temporary container.
-  template <class... Args>
-  static constexpr void check_outlives() {
-    static_assert((... && (!std::ranges::range<std::remove_cvref_t<Args>> || std::ranges::borrowed_range<Args>)),
-                  "hpcoll: a nonblocking or persistent collective keeps using its ranges after the call returns; pass "
-                  "lvalues or views (std::span), not temporary containers");
-  }
-
 public:
   template <class... Args>
   void operator()(const communicator& c, Args&&... args) const {

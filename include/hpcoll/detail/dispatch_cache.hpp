@@ -24,10 +24,12 @@ struct schedule_count {
 namespace detail {
 
 /// Calls that the dispatcher treats alike: same collective, message-size class,
-/// op commutativity, in-place form, element size and (op, type).
+/// group (the members of a multicast), op commutativity, in-place form,
+/// element size and (op, type).
 struct dispatch_key {
   const void* collective;
   int size_class;
+  int group;
   bool commutative;
   bool in_place;
   std::size_t elem_size;

@@ -7,6 +7,7 @@
 
 #include "../plan.hpp"
 #include "../shape.hpp"
+#include "mcast_plan.hpp"
 #include "sequence.hpp"
 
 namespace hpcoll {
@@ -56,6 +57,13 @@ constexpr auto reduce_scatter_block_from_phase(const reduce_scatter_block_shape&
                   local_copy_plan(tmp(static_cast<std::size_t>(s.rank) * n, n), out(0, n)));
 }
 
+/// Multicast from a broadcast schedule: the master's hop, then S's broadcast
+/// among the members.
+template <class S>
+constexpr auto mcast_from_bcast(const mcast_shape& s) {
+  return mcast_plan(s, S::plan(member_bcast(s)));
+}
+
 }  // namespace detail
 
 /// Whether schedule S can serve the collective described by Shape, directly
@@ -63,7 +71,8 @@ constexpr auto reduce_scatter_block_from_phase(const reduce_scatter_block_shape&
 template <class S, class Shape>
 concept serves = detail::has_plan<S, Shape> ||
                  (std::same_as<Shape, allgather_shape> && detail::has_plan<S, allgather_phase>) ||
-                 (std::same_as<Shape, reduce_scatter_block_shape> && detail::has_plan<S, reduce_scatter_phase>);
+                 (std::same_as<Shape, reduce_scatter_block_shape> && detail::has_plan<S, reduce_scatter_phase>) ||
+                 (std::same_as<Shape, mcast_shape> && detail::has_plan<S, bcast_shape>);
 
 /// The plan schedule S runs for one rank's part of a call. The MPI executor
 /// and the verifier both obtain plans here, so what is verified is what runs.
@@ -74,6 +83,8 @@ constexpr auto plan_for(const Shape& s) {
     return S::plan(s);
   else if constexpr (std::same_as<Shape, allgather_shape>)
     return detail::allgather_from_phase<S>(s);
+  else if constexpr (std::same_as<Shape, mcast_shape>)
+    return detail::mcast_from_bcast<S>(s);
   else
     return detail::reduce_scatter_block_from_phase<S>(s);
 }

@@ -47,6 +47,11 @@ template <>
 inline constexpr auto candidates<alltoall_shape> = hana::tuple_t<bruck, linear, linear_sync<8>, pairwise>;
 template <>
 inline constexpr auto candidates<alltoallv_shape> = hana::tuple_t<linear, linear_sync<8>, pairwise>;
+/// The multicast schedules: every member learns the schedule from the
+/// message's header, so only these can run (hpcoll::Mcast rejects others).
+template <>
+inline constexpr auto candidates<mcast_shape> =
+    hana::tuple_t<binomial, scatter_ring_allgather, scatter_recursive_doubling_allgather>;
 
 template <class Shape>
 inline constexpr std::size_t candidate_count = decltype(hana::size(candidates<Shape>))::value;

@@ -1,0 +1,11 @@
+// Must not compile: members learn the schedule from the header, so a
+// multicast runs only the schedules of schedule::candidates<mcast_shape>.
+#include <hpcoll/hpcoll.hpp>
+
+#include <vector>
+
+int main() {
+  hpcoll::communicator c(MPI_COMM_WORLD);
+  std::vector<int> data(4);
+  hpcoll::Mcast<hpcoll::schedule::linear>{}(c, data, hpcoll::rank_set(c.size(), {1})).wait();
+}
