@@ -151,16 +151,7 @@ std::vector<std::size_t> parse_sizes(const std::string& text) {
 options parse_options(int argc, char** argv) {
   options o;
   for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    std::string value;
-    if (a.rfind("--", 0) == 0) {
-      if (const auto eq = a.find('='); eq != std::string::npos) {
-        value = a.substr(eq + 1);
-        a = a.substr(0, eq);
-      } else if (a != "--quick" && a != "--help" && i + 1 < argc) {
-        value = argv[++i];
-      }
-    }
+    const auto [a, value] = hpcoll_bench::next_option(argc, argv, i, {"--quick", "--help"});
     if (a == "--quick") o.quick = true;
     else if (a == "--help" || a == "-h") o.help = true;
     else if (a == "--collectives") o.collectives = split(value, ',');
@@ -881,16 +872,5 @@ int run(int argc, char** argv, int provided) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int provided = MPI_THREAD_SINGLE;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  int rc = 0;
-  try {
-    rc = run(argc, argv, provided);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "hpcoll_overlap: %s\n", e.what());
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Finalize();
-  return rc;
+  return hpcoll_bench::run_main(argc, argv, "hpcoll_overlap", MPI_THREAD_MULTIPLE, run);
 }

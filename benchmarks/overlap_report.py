@@ -34,15 +34,13 @@ sys.path.insert(0, HERE)
 
 import dispatch_eval  # noqa: E402  (md_table)
 import report  # noqa: E402  (human_size, fmt_us)
-import run_bench  # noqa: E402  (cores, show, fmt_seconds)
+import run_bench  # noqa: E402  (run_mpi_json, cores, show, fmt_seconds)
 import tune  # noqa: E402  (parse_runner_args, machine_text, utc_now, stamp, from_cwd, _drop_hidden)
 
 DEFAULT_NPS = [2, 4]
 DEFAULT_POLLS = [50]  # µs; 0 (yield, sweep again) is always measured
 DEFAULT_BINARY = os.path.join(ROOT, "build", "benchmarks", "hpcoll_overlap")
 RUN_TIMEOUT = 900  # seconds per mpiexec
-# Open MPI refuses to start as root without these (harmless otherwise; ./hpcoll exports them too).
-MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 VARIANT_ORDER = ["native/never", "native/outer", "native/inner", "manual/never", "manual/outer", "manual/inner",
                  "thread", "offload"]
 COLLECTIVE_ORDER = ["alltoall", "allreduce"]
@@ -66,23 +64,7 @@ def us(seconds):
 
 def run_one(args, outdir, np_, name, bench_args, commands):
     """One mpiexec of hpcoll_overlap writing <name>.json (console output in <name>.log); True on success."""
-    out_json = os.path.join(outdir, name + ".json")
-    out_log = os.path.join(outdir, name + ".log")
-    cmd = (["mpiexec", "-n", str(np_)] + shlex.split(args.mpiexec_flags) + [args.binary] + bench_args
-           + [f"--out={out_json}"] + args.extra)
-    rc, elapsed = run_bench.run_logged(cmd, out_log, commands, name, timeout=RUN_TIMEOUT,
-                                       env=dict(os.environ, **MPI_ENV))
-    with open(out_log) as f:
-        output = f.readlines()[1:]
-    if args.verbose:
-        sys.stdout.write("".join(output))
-    if rc == 0 and os.path.exists(out_json):
-        log(f"  {name}.json: {run_bench.fmt_seconds(elapsed)}")
-        return True
-    log(f"  {name}: FAILED (exit {rc}) after {run_bench.fmt_seconds(elapsed)}; last lines of "
-        f"{run_bench.show(out_log)}:")
-    print("".join("    " + text for text in output[-12:]), end="")
-    return False
+    return run_bench.run_mpi_json(args, outdir, np_, name, bench_args, commands, log, RUN_TIMEOUT)
 
 
 # ---------------------------------------------------------------------------

@@ -84,6 +84,31 @@ def run_logged(cmd, out_log, commands, name, env_text="", timeout=None, env=None
     return rc, elapsed
 
 
+# Open MPI refuses to start as root without these (harmless otherwise; ./hpcoll exports them too).
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+
+
+def run_mpi_json(args, outdir, np_, name, bench_args, commands, log, timeout):
+    """One mpiexec of args.binary (with --out=<name>.json, console output in <name>.log) for the
+    benchmarks that write their own JSON (overlap_report.py, mcast_report.py); failures are
+    reported through `log` with the log's last lines; True on success."""
+    out_json = os.path.join(outdir, name + ".json")
+    out_log = os.path.join(outdir, name + ".log")
+    cmd = (["mpiexec", "-n", str(np_)] + shlex.split(args.mpiexec_flags) + [args.binary] + bench_args
+           + [f"--out={out_json}"] + args.extra)
+    rc, elapsed = run_logged(cmd, out_log, commands, name, timeout=timeout, env=dict(os.environ, **MPI_ENV))
+    with open(out_log) as f:
+        output = f.readlines()[1:]
+    if args.verbose:
+        sys.stdout.write("".join(output))
+    if rc == 0 and os.path.exists(out_json):
+        log(f"  {name}.json: {fmt_seconds(elapsed)}")
+        return True
+    log(f"  {name}: FAILED (exit {rc}) after {fmt_seconds(elapsed)}; last lines of {show(out_log)}:")
+    print("".join("    " + text for text in output[-12:]), end="")
+    return False
+
+
 def show(path):
     """path relative to the current directory when below it, else absolute."""
     rel = os.path.relpath(path)

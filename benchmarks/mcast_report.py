@@ -1,0 +1,478 @@
+#!/usr/bin/python3
+"""./hpcoll bench --mcast: the dynamic multicast (hpcoll::Mcast, issue 6) against MPI_Bcast on
+prepared and per-call communicators.
+
+  ./hpcoll bench --mcast [--np N]... [--quick] [--out DIR] [--sizes LIST|MIN:MAX] [--runs N]
+                         [--methods a,b] [--trim F] [--from PATH] [--no-plots] [--verbose]
+                         [-- extra hpcoll_mcast flags]
+
+What it does:
+  runs hpcoll_mcast (benchmarks/mcast.cpp; the method is documented there) under mpiexec once
+  per process count (default np 8) into DIR/np<N>.json: master rank 0, groups of r = p/8, p/4,
+  p/2 and p-1 members, every method timed from the master's call to the last ack, 100 runs
+  per method, group and size, methods interleaved. Then writes DIR/report.md (per p and r: the
+  trimmed mean of every method per size, the ratios of mcast to (a) bcast_prepared, (b)
+  create_group_bcast and (b') split_bcast, and whether the issue's goals hold: mcast faster
+  than (b) at every size and within 10 % of (a) at every size), DIR/report.json (every row and
+  the runs' metadata) and PNG plots (per p: time over size per r; the ratios over size per r).
+  DIR defaults to results/mcast-<UTC timestamp>/. --from PATH rewrites the report of an
+  earlier folder (its np*.json) or of one hpcoll_mcast JSON file (into --out DIR, else the
+  file's folder) without running anything.
+
+  Default: sizes 8 B..8 MiB (x4), 80 kB, 8 MB, 16 MiB; 100 runs after 3 warm-up runs: about
+  2 minutes at np 8 on 2 cores. --quick: sizes 8 B, 80 kB, 8 MB; 10 runs: seconds.
+"""
+
+import argparse
+import json
+import os
+import shlex
+import sys
+import time
+import types
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+import dispatch_eval  # noqa: E402  (md_table)
+import report  # noqa: E402  (pyplot, human_size, fmt_us, table, short_name)
+import run_bench  # noqa: E402  (run_mpi_json, cores, show, fmt_seconds)
+import tune  # noqa: E402  (parse_runner_args, machine_text, utc_now, stamp, from_cwd, _drop_hidden)
+
+DEFAULT_NPS = [8]
+DEFAULT_BINARY = os.path.join(ROOT, "build", "benchmarks", "hpcoll_mcast")
+RUN_TIMEOUT = 3600  # seconds per mpiexec; a default run at np 8 on 2 cores takes about 2 minutes
+FORMAT = "hpcoll-mcast-1"
+METHOD_ORDER = ["bcast_prepared", "create_group_bcast", "split_bcast", "hpcoll_bcast_prepared", "mcast",
+                "mcast_binomial", "mcast_scatter_ring", "mcast_scatter_rd"]
+# The issue's references: mcast against (a), (b) and (b').
+REFERENCES = [("bcast_prepared", "(a)"), ("create_group_bcast", "(b)"), ("split_bcast", "(b')")]
+WITHIN = 1.10  # goal: mcast within 10 % of (a)
+
+
+def log(msg):
+    print(f"[hpcoll] bench --mcast: {msg}", flush=True)
+
+
+def method_key(name):
+    return (METHOD_ORDER.index(name) if name in METHOD_ORDER else len(METHOD_ORDER), name)
+
+
+def size_label(b):
+    """80 kB and 8 MB in decimal units (the issue's sizes), powers of two in binary ones."""
+    b = int(b)  # JSON numbers from hpcoll_mcast are doubles
+    if b % 1024 and b % 1000 == 0:
+        return f"{b // 1000000} MB" if b % 1000000 == 0 else f"{b // 1000} kB"
+    return report.human_size(b)
+
+
+def us(seconds):
+    return report.fmt_us(seconds * 1e6) if seconds is not None else "—"
+
+
+# ---------------------------------------------------------------------------
+# Running
+
+def run_one(args, outdir, np_, bench_args, commands):
+    """One mpiexec of hpcoll_mcast writing np<N>.json (console output in np<N>.log); True on success."""
+    return run_bench.run_mpi_json(args, outdir, np_, f"np{np_}", bench_args, commands, log, RUN_TIMEOUT)
+
+
+# ---------------------------------------------------------------------------
+# Loading
+
+INT_FIELDS = ("p", "r", "bytes", "runs")  # hpcoll_mcast writes every number as a double ("8e+06")
+
+
+def load_file(path):
+    """(rows, runs) of one hpcoll_mcast JSON file or of an earlier report.json."""
+    with open(path) as f:
+        doc = json.load(f)
+    name = os.path.basename(path)
+    if doc.get("format") == FORMAT:
+        run = {k: v for k, v in doc.items() if k != "rows"} | {"file": name}
+        rows = [dict(r, source=name) | {k: int(r[k]) for k in INT_FIELDS} for r in doc.get("rows", [])]
+        return rows, [run]
+    if "rows" in doc and "runs" in doc:
+        return doc["rows"], doc["runs"]
+    return [], []
+
+
+def load_rows(path):
+    """Every row of the hpcoll_mcast JSON at `path` (a file, or a folder's np*.json), sorted."""
+    rows, runs = [], []
+    if os.path.isdir(path):
+        files = [os.path.join(path, n) for n in sorted(os.listdir(path)) if n.startswith("np") and n.endswith(".json")]
+    else:
+        files = [path]
+    for f in files:
+        got_rows, got_runs = load_file(f)
+        rows += got_rows
+        runs += got_runs
+    rows.sort(key=lambda r: (r["p"], r["r"], r["bytes"], method_key(r["method"])))
+    return rows, runs
+
+
+def groups(rows):
+    """{p: {r: {bytes: {method: row}}}} in order."""
+    out = {}
+    for r in rows:
+        out.setdefault(r["p"], {}).setdefault(r["r"], {}).setdefault(r["bytes"], {})[r["method"]] = r
+    return out
+
+
+def ratio(cells, ref):
+    """mcast's trimmed mean over the reference method's, or None when either is missing."""
+    if "mcast" not in cells or ref not in cells:
+        return None
+    return cells["mcast"]["trimmed_mean_s"] / cells[ref]["trimmed_mean_s"]
+
+
+def f2(x):
+    return f"{x:.2f}" if x is not None else "—"
+
+
+# ---------------------------------------------------------------------------
+# The report
+
+def goal_sizes(by_size, ref, limit):
+    """(sizes where mcast / ref < limit, sizes compared)."""
+    met, compared = [], []
+    for b, cells in by_size.items():
+        q = ratio(cells, ref)
+        if q is None:
+            continue
+        compared.append(b)
+        if q < limit:
+            met.append(b)
+    return met, compared
+
+
+def sizes_text(met, compared):
+    """ "every size" / "no size" / "8 B, 32 B (2 of 14)" / "all but 16 MiB (13 of 14)"."""
+    if not compared:
+        return "not measured"
+    if len(met) == len(compared):
+        return f"every size ({len(compared)})"
+    if not met:
+        return f"no size (0 of {len(compared)})"
+    missed = [b for b in compared if b not in met]
+    if len(missed) < len(met):
+        return f"all but {', '.join(map(size_label, missed))} ({len(met)} of {len(compared)})"
+    return f"{', '.join(map(size_label, met))} ({len(met)} of {len(compared)})"
+
+
+def goal_row(by_size):
+    """Per r: [faster than (b), faster than (b'), within 10 % of (a)] as text, and whether all goals hold."""
+    faster_b = goal_sizes(by_size, "create_group_bcast", 1.0)
+    faster_b2 = goal_sizes(by_size, "split_bcast", 1.0)
+    near_a = goal_sizes(by_size, "bcast_prepared", WITHIN)
+    ok = all(c and len(m) == len(c) for m, c in (faster_b, faster_b2, near_a))
+    return [sizes_text(*faster_b), sizes_text(*faster_b2), sizes_text(*near_a)], ok
+
+
+def size_table(by_size):
+    """Rows: sizes; columns: every method's trimmed mean (µs), mcast's schedule, the three ratios."""
+    methods = sorted({m for cells in by_size.values() for m in cells}, key=method_key)
+    header = ["size"] + methods + ["mcast schedule"] + [f"mcast/{tag}" for _, tag in REFERENCES]
+    rows = []
+    for b, cells in by_size.items():
+        sched = cells["mcast"].get("schedule") if "mcast" in cells else None
+        flag = "" if all(c.get("verified", True) for c in cells.values()) else " **WRONG RESULT**"
+        rows.append([size_label(b) + flag] + [us(cells[m]["trimmed_mean_s"]) if m in cells else "—" for m in methods]
+                    + [report.short_name(sched) if sched else "—"] + [f2(ratio(cells, ref)) for ref, _ in REFERENCES])
+    return header, rows
+
+
+def spread_table(by_size):
+    """Rows: sizes; columns: every method's median / min (µs)."""
+    methods = sorted({m for cells in by_size.values() for m in cells}, key=method_key)
+    rows = [[size_label(b)] + [f"{us(cells[m]['median_s'])} / {us(cells[m]['min_s'])}" if m in cells else "—"
+                               for m in methods] for b, cells in by_size.items()]
+    return ["size"] + methods, rows
+
+
+def group_title(p, r, by_size):
+    members = next(iter(next(iter(by_size.values())).values()))["members"]
+    who = "all workers" if r == p - 1 else "members " + "{" + ", ".join(map(str, members)) + "}"
+    return f"p = {p}, r = {r} ({who})"
+
+
+METHOD = """\
+Master rank 0; groups of r = p/8, p/4, p/2 and p−1 members (every (p/r)-th rank, all workers:
+ranks 1..p−1). Time: the master's steady_clock from its call until it knows every member has
+the data; an MPI_Barrier on MPI_COMM_WORLD before every run (not timed); per method, group and
+size a few untimed warm-up runs (the first one verified: members check the data, the master
+the ack), then the timed runs, the methods interleaved run by run in a new random order.
+Tables: trimmed mean in µs (the trim fraction dropped at each end); medians and minima under
+Details.
+Methods: (a) bcast_prepared = MPI_Bcast + an MPI_Reduce of one int (the ack) on a communicator
+of exactly {master} ∪ members made in advance; (b) create_group_bcast = MPI_Comm_create_group
++ the same + MPI_Comm_free per call (group ranks only); (b') split_bcast = MPI_Comm_split on
+MPI_COMM_WORLD (every rank) + the same + MPI_Comm_free per call; hpcoll_bcast_prepared =
+hpcoll::bcast + hpcoll::reduce ack on a prepared hpcoll::communicator; mcast =
+hpcoll::Mcast<schedule::automatic> (members: hpcoll::mcast_recv), mcast_binomial /
+mcast_scatter_ring / mcast_scatter_rd = Mcast with the schedule binomial /
+scatter_ring_allgather / scatter_recursive_doubling_allgather forced.
+Goals (issue 6): mcast faster than (b) at every size and within 10 % of (a) at every size;
+ratio = mcast's trimmed mean / the reference's (< 1: mcast is faster)."""
+
+
+def markdown(meta, rows, runs, pngs):
+    L = [f"# Dynamic multicast (hpcoll::Mcast) {meta.get('stamp', '')}".rstrip(), ""]
+    if meta.get("command"):
+        L.append(f"- Command: `{meta['command']}`")
+    L.append(f"- Machine: {meta.get('machine', '?')}")
+    L.append(f"- Date: {meta.get('date') or (runs[0].get('date') if runs else '?')}; {len(rows)} rows from "
+             f"{len(runs)} run(s) ({', '.join(r['file'] for r in runs)})")
+    if runs:
+        s = runs[0].get("settings", {})
+        L.append(f"- Settings: {s.get('runs')} timed runs after {s.get('warmup')} warm-up run(s) per method, group "
+                 f"and size; trimmed mean drops {s.get('trim')} at each end; sizes "
+                 f"{', '.join(size_label(b) for b in s.get('sizes', []))}; {runs[0].get('mpi', '?')}; "
+                 f"{runs[0].get('compiler', '')}")
+    if meta.get("seconds") is not None:
+        L.append(f"- Duration: {run_bench.fmt_seconds(meta['seconds'])}")
+    if meta.get("quick") or any(r.get("settings", {}).get("quick") for r in runs):
+        L.append("- **--quick run**: few sizes and runs; a check that everything runs, not a measurement.")
+    ncores = meta.get("cores") or (runs[0].get("host_cores") if runs else None) or run_bench.cores()
+    over = sorted({r["p"] for r in rows if r["p"] > ncores})
+    if over:
+        L.append(f"- p {', '.join(map(str, over))}: more ranks than the {ncores} cores (oversubscribed, "
+                 "mpi_yield_when_idle): ranks wait for a core, so times include scheduling delays.")
+    bad = [r for r in rows if not r.get("verified", True)]
+    if bad:
+        L.append(f"- **{len(bad)} row(s) delivered wrong data or a wrong ack** (marked below).")
+    L += ["", "## Method", "", METHOD, ""]
+
+    g = groups(rows)
+    L += ["## Goals", ""]
+    for p, by_r in g.items():
+        goal_rows = []
+        for r, by_size in by_r.items():
+            cells, ok = goal_row(by_size)
+            goal_rows.append([str(r)] + cells + ["yes" if ok else "no"])
+        L += [f"### p = {p}: sizes where the goal holds", "",
+              dispatch_eval.md_table(["r", "mcast faster than (b)", "mcast faster than (b')",
+                                      "mcast within 10 % of (a)", "all goals"], goal_rows), ""]
+    L += ["## Trimmed means per group", ""]
+    for p, by_r in g.items():
+        for png in (f"mcast_np{p}.png", f"mcast_ratio_np{p}.png"):
+            if png in pngs:
+                L += [f"![p = {p}]({png})", ""]
+        for r, by_size in by_r.items():
+            header, table = size_table(by_size)
+            cells, _ = goal_row(by_size)
+            L += [f"### {group_title(p, r, by_size)}", "", dispatch_eval.md_table(header, table), "",
+                  f"mcast is faster than (b) at {cells[0]}, faster than (b') at {cells[1]} and within 10 % of (a) "
+                  f"at {cells[2]}.", ""]
+    L += ["## Details: median / min (µs)", ""]
+    for p, by_r in g.items():
+        for r, by_size in by_r.items():
+            header, table = spread_table(by_size)
+            L += [f"### {group_title(p, r, by_size)}", "", dispatch_eval.md_table(header, table), ""]
+    return "\n".join(L)
+
+
+STYLES = {"bcast_prepared": ("black", "-", 2.0), "create_group_bcast": ("tab:gray", "-", 2.0),
+          "split_bcast": ("tab:brown", "--", 2.0), "hpcoll_bcast_prepared": ("tab:green", "-.", 1.5),
+          "mcast": ("tab:red", "-", 2.5), "mcast_binomial": ("tab:blue", ":", 1.5),
+          "mcast_scatter_ring": ("tab:purple", ":", 1.5), "mcast_scatter_rd": ("tab:cyan", ":", 1.5)}
+
+
+def size_axis(ax, sizes):
+    """Log scale, a tick per size; no label where it would overlap the previous one (8 MiB after 8 MB)."""
+    ax.set_xscale("log")
+    ax.set_xticks(sizes)
+    labels, last = [], None
+    for b in sizes:
+        crowded = last is not None and b < 1.5 * last
+        labels.append("" if crowded else size_label(b))
+        last = last if crowded else b
+    ax.set_xticklabels(labels, rotation=60, fontsize=7)
+    ax.minorticks_off()
+    ax.set_xlabel("message size")
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def ratio_axis(ax, values):
+    """Log scale with readable ticks: the powers of 2 around the data."""
+    ax.set_yscale("log")
+    lo, hi = min(values + [0.9]), max(values + [1.2])
+    ticks = [2.0 ** k for k in range(-10, 11) if lo / 2 < 2.0 ** k < hi * 2]
+    ax.set_yticks(sorted(ticks))
+    ax.set_yticklabels([f"{t:g}" for t in sorted(ticks)], fontsize=8)
+    ax.minorticks_off()
+
+
+def plots(rows, folder):
+    plt = report.pyplot(log)
+    if plt is None:
+        return []
+    written = []
+    ncores = run_bench.cores()
+    for p, by_r in groups(rows).items():
+        cols = min(2, len(by_r))
+        nrows = (len(by_r) + cols - 1) // cols
+        fig_t, axes_t = plt.subplots(nrows, cols, figsize=(6.5 * cols + 2.5, 4.6 * nrows), squeeze=False)
+        fig_q, axes_q = plt.subplots(nrows, cols, figsize=(6.5 * cols + 2.5, 4.2 * nrows), squeeze=False)
+        for i, (r, by_size) in enumerate(by_r.items()):
+            ax_t, ax_q = axes_t[i // cols][i % cols], axes_q[i // cols][i % cols]
+            sizes = list(by_size)
+            methods = sorted({m for cells in by_size.values() for m in cells}, key=method_key)
+            for m in methods:
+                pts = [(b, cells[m]["trimmed_mean_s"] * 1e6) for b, cells in by_size.items() if m in cells]
+                color, ls, lw = STYLES.get(m, ("tab:orange", "-.", 1.5))
+                ax_t.plot([x for x, _ in pts], [y for _, y in pts], color=color, ls=ls, lw=lw, marker="o", ms=3,
+                          label=m)
+            ax_t.set_yscale("log")
+            ax_t.set_ylabel("trimmed mean (µs)")
+            values = []
+            for ref, tag in REFERENCES:
+                pts = [(b, q) for b, cells in by_size.items() if (q := ratio(cells, ref)) is not None]
+                values += [q for _, q in pts]
+                color, ls, lw = STYLES[ref]
+                ax_q.plot([x for x, _ in pts], [y for _, y in pts], color=color, ls=ls, lw=lw, marker="o", ms=3,
+                          label=f"mcast / {tag} {ref}")
+            ax_q.axhline(WITHIN, color="tab:red", ls="--", lw=1, label="1.1: within 10 % of (a)")
+            ax_q.axhline(1.0, color="grey", ls="--", lw=1, label="1.0")
+            ratio_axis(ax_q, values)
+            ax_q.set_ylabel("ratio of trimmed means")
+            for ax in (ax_t, ax_q):
+                size_axis(ax, sizes)
+                ax.set_title(group_title(p, r, by_size), fontsize=9)
+        for axes in (axes_t, axes_q):
+            for i in range(len(by_r), nrows * cols):
+                axes[i // cols][i % cols].set_visible(False)
+            axes[0][-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+        note = f" — oversubscribed ({ncores} cores)" if p > ncores else ""
+        fig_t.suptitle(f"Multicast from rank 0 to r members, {p} ranks{note}: time until the last ack", fontsize=11)
+        fig_q.suptitle(f"mcast / (a) prepared MPI_Bcast, (b) MPI_Comm_create_group + MPI_Bcast, (b') "
+                       f"MPI_Comm_split + MPI_Bcast; {p} ranks{note}", fontsize=10)
+        for fig, name in ((fig_t, f"mcast_np{p}.png"), (fig_q, f"mcast_ratio_np{p}.png")):
+            fig.tight_layout()
+            path = os.path.join(folder, name)
+            fig.savefig(path, dpi=100)
+            plt.close(fig)
+            written.append(path)
+    return written
+
+
+def write_report(source, folder, meta, no_plots=False):
+    rows, runs = load_rows(source)
+    if not rows:
+        raise SystemExit(f"[hpcoll] bench --mcast: no hpcoll_mcast rows in {source}")
+    os.makedirs(folder, exist_ok=True)
+    pngs = [] if no_plots else [os.path.basename(p) for p in plots(rows, folder)]
+    with open(os.path.join(folder, "report.json"), "w") as f:
+        json.dump({"meta": meta, "runs": runs, "rows": rows}, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(folder, "report.md"), "w") as f:
+        f.write(markdown(meta, rows, runs, pngs) + "\n")
+    return rows, pngs
+
+
+def print_summary(rows):
+    for p, by_r in groups(rows).items():
+        for r, by_size in by_r.items():
+            table = [[size_label(b), us(cells["mcast"]["trimmed_mean_s"]) if "mcast" in cells else "—"]
+                     + [f2(ratio(cells, ref)) for ref, _ in REFERENCES] for b, cells in by_size.items()]
+            cells, ok = goal_row(by_size)
+            print(f"\n{group_title(p, r, by_size)}: mcast's trimmed mean (µs) and its ratios "
+                  f"(goals: < 1 against (b), (b'); < {WITHIN} against (a)){'' if ok else ' — goals missed'}")
+            print(report.table(["size", "mcast"] + [f"/{tag}" for _, tag in REFERENCES], table))
+
+
+def finish(folder, rows, pngs):
+    print_summary(rows)
+    log(f"report: {run_bench.show(os.path.join(folder, 'report.md'))}, report.json"
+        + (", " + ", ".join(pngs) if pngs else ""))
+
+
+# ---------------------------------------------------------------------------
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = argparse.ArgumentParser(prog="./hpcoll bench --mcast", formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 description=__doc__[__doc__.index("What it does:"):])
+    ap.add_argument("--np", type=int, action="append", metavar="N",
+                    help=f"process count (repeatable; default {' '.join(map(str, DEFAULT_NPS))})")
+    ap.add_argument("--quick", action="store_true", help="3 sizes, 10 runs")
+    ap.add_argument("--out", metavar="DIR", help="results folder (default results/mcast-<UTC timestamp>)")
+    ap.add_argument("--sizes", metavar="LIST", help="bytes: 80kB,8MB,... or MIN:MAX (x4 steps)")
+    ap.add_argument("--runs", type=int, metavar="N", help="timed runs (default 100, --quick 10)")
+    ap.add_argument("--methods", metavar="a,b", help="only these methods (default all; see benchmarks/mcast.cpp)")
+    ap.add_argument("--trim", type=float, metavar="F", help="fraction dropped at each end (default 0.1)")
+    ap.add_argument("--from", dest="reuse", metavar="PATH",
+                    help="rewrite the report of an earlier folder or hpcoll_mcast JSON file; runs nothing")
+    ap.add_argument("--no-plots", action="store_true", help="no PNG")
+    # (tune.parse_runner_args adds --verbose: print hpcoll_mcast's output after each run)
+    args, args.extra = tune.parse_runner_args(ap, argv)
+    if not any(a == "--binary" or a.startswith("--binary=") for a in argv):
+        args.binary = DEFAULT_BINARY  # parse_runner_args' default is hpcoll_bench
+    args.out = tune.from_cwd(args.cwd, args.out)
+    args.reuse = tune.from_cwd(args.cwd, args.reuse)
+
+    if args.reuse:
+        source = os.path.abspath(args.reuse)
+        if not os.path.exists(source):
+            sys.exit(f"[hpcoll] bench --mcast: no such file or folder {source}")
+        folder = os.path.abspath(args.out) if args.out else source if os.path.isdir(source) else os.path.dirname(source)
+        meta = {}
+        try:
+            with open(os.path.join(folder, "report.json")) as f:
+                meta = json.load(f).get("meta", {})
+        except (OSError, ValueError):
+            pass
+        rows, pngs = write_report(source, folder, meta, args.no_plots)
+        finish(folder, rows, pngs)
+        return 0
+
+    if not os.access(args.binary, os.X_OK):
+        sys.exit(f"[hpcoll] bench --mcast: no binary at {args.binary} (./hpcoll bench --mcast builds it)")
+    nps = args.np or DEFAULT_NPS
+    if any(n < 2 for n in nps):
+        sys.exit("[hpcoll] bench --mcast: --np must be >= 2")
+    now = tune.utc_now()
+    folder = os.path.abspath(args.out or os.path.join(ROOT, "results", f"mcast-{tune.stamp(now)}"))
+    os.makedirs(folder, exist_ok=True)
+    command = " ".join(["./hpcoll", "bench", "--mcast"] + [shlex.quote(a) for a in tune._drop_hidden(argv)]
+                       + (["--"] + [shlex.quote(a) for a in args.extra] if args.extra else []))
+
+    common = ["--quick"] if args.quick else []
+    for opt, value in (("--sizes", args.sizes), ("--runs", args.runs), ("--methods", args.methods),
+                       ("--trim", args.trim)):
+        if value is not None:
+            common.append(f"{opt}={value}")
+    log(f"np {', '.join(map(str, nps))}; {'quick; ' if args.quick else ''}results in {run_bench.show(folder)}")
+    ncores = run_bench.cores()
+    if any(n > ncores for n in nps):
+        log(f"NOTE: np > {ncores} cores: oversubscribed; the report says so next to those times")
+
+    t0 = time.monotonic()
+    failed = []
+    with open(os.path.join(folder, "commands.txt"), "a") as commands:
+        for n in nps:
+            log(f"np={n}")
+            if not run_one(args, folder, n, common, commands):
+                failed.append(f"np{n}")
+    seconds = time.monotonic() - t0
+    _, runs = load_rows(folder)
+    mpi = runs[0].get("mpi") if runs else None
+    meta = {"stamp": tune.stamp(now), "date": now.strftime("%Y-%m-%d %H:%M:%S UTC"), "command": command,
+            "machine": tune.machine_text(types.SimpleNamespace(mpi_library=mpi), nps, args.mpiexec_flags),
+            "cores": ncores, "mpiexec_flags": args.mpiexec_flags, "nps": nps, "quick": args.quick,
+            "seconds": seconds, "failed": failed}
+    log(f"runs done in {run_bench.fmt_seconds(seconds)}")
+    if len(failed) == len(nps):
+        sys.exit("[hpcoll] bench --mcast: every run failed; no report")
+    rows, pngs = write_report(folder, folder, meta, args.no_plots)
+    finish(folder, rows, pngs)
+    if failed:
+        log("failed runs: " + ", ".join(failed))
+    return 1 if failed or any(not r.get("verified", True) for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
