@@ -78,6 +78,7 @@
 namespace {
 
 using hpcoll_bench::mpi_library_version;
+using hpcoll_bench::split;
 using hpcoll_bench::utc_now;
 
 namespace json = hpcoll::detail::json;
@@ -146,42 +147,9 @@ std::vector<std::size_t> default_sizes() {
 }
 const std::vector<std::size_t> quick_sizes{8, 80000, 8000000};
 
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const std::size_t end = std::min(s.find(sep, start), s.size());
-    if (end > start) out.emplace_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
-/// "80000", "80kB" (10^3), "8MB" (10^6), "4K"/"4KiB" (2^10), "16M"/"16MiB" (2^20), "8B".
-std::size_t parse_bytes(const std::string& text) {
-  std::size_t pos = 0;
-  const unsigned long long v = std::stoull(text, &pos);
-  const std::string unit = text.substr(pos);
-  std::size_t factor = 1;
-  if (unit == "" || unit == "B") factor = 1;
-  else if (unit == "kB") factor = 1000;
-  else if (unit == "MB") factor = 1000 * 1000;
-  else if (unit == "K" || unit == "KiB") factor = kib;
-  else if (unit == "M" || unit == "MiB") factor = mib;
-  else throw std::invalid_argument("unknown size unit in '" + text + "' (B, kB, MB, K/KiB, M/MiB)");
-  return static_cast<std::size_t>(v) * factor;
-}
-
-/// A comma list of sizes, or MIN:MAX in x4 steps.
+/// --sizes: within what MPI_Bcast's int count takes.
 std::vector<std::size_t> parse_sizes(const std::string& text) {
-  std::vector<std::size_t> out;
-  if (const auto colon = text.find(':'); colon != std::string::npos) {
-    const std::size_t lo = parse_bytes(text.substr(0, colon)), hi = parse_bytes(text.substr(colon + 1));
-    for (std::size_t s = std::max<std::size_t>(lo, 1); s <= hi; s *= 4) out.push_back(s);
-  } else {
-    for (const std::string& part : split(text, ',')) out.push_back(parse_bytes(part));
-  }
-  if (out.empty()) throw std::invalid_argument("no sizes in '" + text + "'");
+  std::vector<std::size_t> out = hpcoll_bench::parse_sizes(text, 1);
   for (std::size_t s : out)
     if (s == 0 || s > static_cast<std::size_t>(INT_MAX))  // MPI_Bcast counts bytes in an int
       throw std::invalid_argument("sizes must be within 1 B .. 2 GiB");

@@ -220,22 +220,14 @@ ratio = mcast's trimmed mean / the reference's (< 1: mcast is faster)."""
 
 
 def markdown(meta, rows, runs, pngs):
-    L = [f"# Dynamic multicast (hpcoll::Mcast) {meta.get('stamp', '')}".rstrip(), ""]
-    if meta.get("command"):
-        L.append(f"- Command: `{meta['command']}`")
-    L.append(f"- Machine: {meta.get('machine', '?')}")
-    L.append(f"- Date: {meta.get('date') or (runs[0].get('date') if runs else '?')}; {len(rows)} rows from "
-             f"{len(runs)} run(s) ({', '.join(r['file'] for r in runs)})")
+    settings = None
     if runs:
         s = runs[0].get("settings", {})
-        L.append(f"- Settings: {s.get('runs')} timed runs after {s.get('warmup')} warm-up run(s) per method, group "
-                 f"and size; trimmed mean drops {s.get('trim')} at each end; sizes "
-                 f"{', '.join(size_label(b) for b in s.get('sizes', []))}; {runs[0].get('mpi', '?')}; "
-                 f"{runs[0].get('compiler', '')}")
-    if meta.get("seconds") is not None:
-        L.append(f"- Duration: {run_bench.fmt_seconds(meta['seconds'])}")
-    if meta.get("quick") or any(r.get("settings", {}).get("quick") for r in runs):
-        L.append("- **--quick run**: few sizes and runs; a check that everything runs, not a measurement.")
+        settings = (f"{s.get('runs')} timed runs after {s.get('warmup')} warm-up run(s) per method, group and "
+                    f"size; trimmed mean drops {s.get('trim')} at each end; sizes "
+                    f"{', '.join(size_label(b) for b in s.get('sizes', []))}; {runs[0].get('mpi', '?')}; "
+                    f"{runs[0].get('compiler', '')}")
+    L = run_bench.report_header("Dynamic multicast (hpcoll::Mcast)", meta, rows, runs, settings, "sizes and runs")
     ncores = meta.get("cores") or (runs[0].get("host_cores") if runs else None) or run_bench.cores()
     over = sorted({r["p"] for r in rows if r["p"] > ncores})
     if over:
@@ -419,12 +411,7 @@ def main(argv=None):
         if not os.path.exists(source):
             sys.exit(f"[hpcoll] bench --mcast: no such file or folder {source}")
         folder = os.path.abspath(args.out) if args.out else source if os.path.isdir(source) else os.path.dirname(source)
-        meta = {}
-        try:
-            with open(os.path.join(folder, "report.json")) as f:
-                meta = json.load(f).get("meta", {})
-        except (OSError, ValueError):
-            pass
+        meta = run_bench.report_meta(folder)
         rows, pngs = write_report(source, folder, meta, args.no_plots)
         finish(folder, rows, pngs)
         return 0

@@ -79,6 +79,7 @@
 namespace {
 
 using hpcoll_bench::mpi_library_version;
+using hpcoll_bench::split;
 using hpcoll_bench::utc_now;
 
 namespace json = hpcoll::detail::json;
@@ -110,43 +111,6 @@ constexpr int full_reps = 101, quick_reps = 11;
 constexpr std::size_t outer_target = 16;  // products per overlapped computation when n is chosen
 constexpr std::size_t min_n = 32, max_n = 1024;
 
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const std::size_t end = std::min(s.find(sep, start), s.size());
-    if (end > start) out.emplace_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
-/// "4096", "4K", "4KiB", "1M", "1MiB", "16B".
-std::size_t parse_bytes(const std::string& text) {
-  std::size_t pos = 0;
-  const unsigned long long v = std::stoull(text, &pos);
-  std::string unit = text.substr(pos);
-  std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
-  std::size_t factor = 1;
-  if (unit == "" || unit == "b") factor = 1;
-  else if (unit == "k" || unit == "kib" || unit == "kb") factor = kib;
-  else if (unit == "m" || unit == "mib" || unit == "mb") factor = mib;
-  else throw std::invalid_argument("unknown size unit in '" + text + "'");
-  return static_cast<std::size_t>(v) * factor;
-}
-
-/// A comma list of sizes, or MIN:MAX in x4 steps (./hpcoll bench's convention).
-std::vector<std::size_t> parse_sizes(const std::string& text) {
-  std::vector<std::size_t> out;
-  if (const auto colon = text.find(':'); colon != std::string::npos) {
-    const std::size_t lo = parse_bytes(text.substr(0, colon)), hi = parse_bytes(text.substr(colon + 1));
-    for (std::size_t s = std::max<std::size_t>(lo, 8); s <= hi; s *= 4) out.push_back(s);
-  } else {
-    for (const std::string& part : split(text, ',')) out.push_back(parse_bytes(part));
-  }
-  if (out.empty()) throw std::invalid_argument("no sizes in '" + text + "'");
-  return out;
-}
 
 options parse_options(int argc, char** argv) {
   options o;
@@ -155,7 +119,7 @@ options parse_options(int argc, char** argv) {
     if (a == "--quick") o.quick = true;
     else if (a == "--help" || a == "-h") o.help = true;
     else if (a == "--collectives") o.collectives = split(value, ',');
-    else if (a == "--sizes") o.sizes = parse_sizes(value);
+    else if (a == "--sizes") o.sizes = hpcoll_bench::parse_sizes(value, 8);
     else if (a == "--reps") o.reps = std::stoi(value);
     else if (a == "--out") o.out = value;
     else if (a == "--thread-poll-us") o.thread_poll_us = std::stol(value);

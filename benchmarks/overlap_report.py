@@ -154,25 +154,18 @@ inner_every); thread = progress::thread (poll=U us: its poll interval); offload 
 
 
 def markdown(meta, rows, runs, pngs):
-    L = [f"# Overlap of nonblocking collectives with computation {meta.get('stamp', '')}".rstrip(), ""]
-    if meta.get("command"):
-        L.append(f"- Command: `{meta['command']}`")
-    L.append(f"- Machine: {meta.get('machine', '?')}")
-    L.append(f"- Date: {meta.get('date', '?')}; {len(rows)} rows from {len(runs)} run(s) "
-             f"({', '.join(r['file'] for r in runs)})")
+    settings = None
     if runs:
         s = runs[0].get("settings", {})
-        L.append(f"- Settings: {s.get('reps')} repetitions per measurement; sizes "
-                 f"{', '.join(report.human_size(b) for b in s.get('sizes', []))} per rank; inner variants every "
-                 f"{s.get('inner_every')} row(s); "
-                 + ("matrix chosen per size so that t_cpu ≈ native t_pure (about "
-                    f"{s.get('outer_target')} products)" if not s.get("matrix") else f"matrix n = {s['matrix']}")
-                 + (f"; {s['iters']} products" if s.get("iters") else "")
-                 + f"; {runs[0].get('mpi', '?')}, {runs[0].get('thread_level', '?')}; {runs[0].get('compiler', '')}")
-    if meta.get("seconds") is not None:
-        L.append(f"- Duration: {run_bench.fmt_seconds(meta['seconds'])}")
-    if meta.get("quick"):
-        L.append("- **--quick run**: few sizes and repetitions; a check that everything runs, not a measurement.")
+        settings = (f"{s.get('reps')} repetitions per measurement; sizes "
+                    f"{', '.join(report.human_size(b) for b in s.get('sizes', []))} per rank; inner variants every "
+                    f"{s.get('inner_every')} row(s); "
+                    + ("matrix chosen per size so that t_cpu ≈ native t_pure (about "
+                       f"{s.get('outer_target')} products)" if not s.get("matrix") else f"matrix n = {s['matrix']}")
+                    + (f"; {s['iters']} products" if s.get("iters") else "")
+                    + f"; {runs[0].get('mpi', '?')}, {runs[0].get('thread_level', '?')}; {runs[0].get('compiler', '')}")
+    L = run_bench.report_header("Overlap of nonblocking collectives with computation", meta, rows, runs, settings,
+                                "sizes and repetitions")
     ncores = meta.get("cores") or run_bench.cores()
     over = sorted({r["np"] for r in rows if r["np"] > ncores})
     crowded = sorted({r["np"] for r in rows if r["np"] >= ncores})
@@ -299,12 +292,7 @@ def main(argv=None):
         folder = os.path.abspath(args.reuse)
         if not os.path.isdir(folder):
             sys.exit(f"[hpcoll] bench --overlap: no such folder {folder}")
-        meta = {}
-        try:
-            with open(os.path.join(folder, "report.json")) as f:
-                meta = json.load(f).get("meta", {})
-        except (OSError, ValueError):
-            pass
+        meta = run_bench.report_meta(folder)
         rows, pngs = write_report(folder, meta, args.no_plots)
         print_summary(rows)
         log(f"report: {run_bench.show(os.path.join(folder, 'report.md'))}, report.json"

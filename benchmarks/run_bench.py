@@ -109,6 +109,34 @@ def run_mpi_json(args, outdir, np_, name, bench_args, commands, log, timeout):
     return False
 
 
+def report_meta(folder):
+    """The "meta" of an earlier report.json in folder (command, machine, date...), {} if there is none."""
+    try:
+        with open(os.path.join(folder, "report.json")) as f:
+            return json.load(f).get("meta", {})
+    except (OSError, ValueError):
+        return {}
+
+
+def report_header(title, meta, rows, runs, settings, what):
+    """The first lines of a report.md: title, command, machine, date, `settings` (a line built from
+    runs[0]["settings"], or None), duration and, for a --quick run, that it is no measurement
+    (`what`: "sizes and runs")."""
+    L = [f"# {title} {meta.get('stamp', '')}".rstrip(), ""]
+    if meta.get("command"):
+        L.append(f"- Command: `{meta['command']}`")
+    L.append(f"- Machine: {meta.get('machine', '?')}")
+    L.append(f"- Date: {meta.get('date') or (runs[0].get('date') if runs else '?')}; {len(rows)} rows from "
+             f"{len(runs)} run(s) ({', '.join(r['file'] for r in runs)})")
+    if settings:
+        L.append(f"- Settings: {settings}")
+    if meta.get("seconds") is not None:
+        L.append(f"- Duration: {fmt_seconds(meta['seconds'])}")
+    if meta.get("quick") or any(r.get("settings", {}).get("quick") for r in runs):
+        L.append(f"- **--quick run**: few {what}; a check that everything runs, not a measurement.")
+    return L
+
+
 def show(path):
     """path relative to the current directory when below it, else absolute."""
     rel = os.path.relpath(path)

@@ -5,12 +5,16 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <stdexcept>
 #include <cstdio>
 #include <ctime>
 #include <exception>
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace hpcoll_bench {
 
@@ -55,6 +59,50 @@ inline option_arg next_option(int argc, char** argv, int& i, std::initializer_li
     }
   }
   return o;
+}
+
+/// The non-empty pieces of s between separators.
+inline std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    const std::size_t end = std::min(s.find(sep, start), s.size());
+    if (end > start) out.emplace_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+/// "8", "8B"; "80kB" and "8MB" in powers of ten (the multicast issue's sizes); "4K", "4KiB",
+/// "16M", "16MiB" (any case, also "kb", "mb") in powers of two.
+inline std::size_t parse_bytes(const std::string& text) {
+  std::size_t pos = 0;
+  const unsigned long long v = std::stoull(text, &pos);
+  std::string unit = text.substr(pos);
+  std::size_t factor = 1;
+  if (unit == "kB") factor = 1000;
+  else if (unit == "MB") factor = 1000 * 1000;
+  else {
+    std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (unit == "" || unit == "b") factor = 1;
+    else if (unit == "k" || unit == "kib" || unit == "kb") factor = 1024;
+    else if (unit == "m" || unit == "mib" || unit == "mb") factor = 1024 * 1024;
+    else throw std::invalid_argument("unknown size unit in '" + text + "' (B, kB, MB, K/KiB, M/MiB)");
+  }
+  return static_cast<std::size_t>(v) * factor;
+}
+
+/// A comma list of sizes, or MIN:MAX in x4 steps from max(MIN, smallest) (./hpcoll bench's convention).
+inline std::vector<std::size_t> parse_sizes(const std::string& text, std::size_t smallest) {
+  std::vector<std::size_t> out;
+  if (const auto colon = text.find(':'); colon != std::string::npos) {
+    const std::size_t lo = parse_bytes(text.substr(0, colon)), hi = parse_bytes(text.substr(colon + 1));
+    for (std::size_t s = std::max(lo, smallest); s <= hi; s *= 4) out.push_back(s);
+  } else {
+    for (const std::string& part : split(text, ',')) out.push_back(parse_bytes(part));
+  }
+  if (out.empty()) throw std::invalid_argument("no sizes in '" + text + "'");
+  return out;
 }
 
 namespace detail {

@@ -155,9 +155,10 @@ struct Mcast {
                  " ranks, the communicator has ", c.size());
     args.require(!members.empty(), "the member set is empty");
     args.require(!members.contains(c.rank()), "the master (rank ", c.rank(), ") is in the member set");
-    if (Progress::kind != detail::progress_kind::manual)
-      args.require(detail::thread_support_problem(Progress::kind).empty(),
-                   detail::thread_support_problem(Progress::kind));
+    if constexpr (Progress::kind != detail::progress_kind::manual) {
+      const std::string threads = detail::thread_support_problem(Progress::kind);
+      args.require(threads.empty(), threads);
+    }
     if (!args.problem().empty()) throw error("mcast", *name, args.problem());
     const mcast_shape shape{c.rank(), c.size(), c.rank(), &members, span.size(), sizeof(T)};
     std::size_t choice = 0;

@@ -124,9 +124,8 @@ public:
     sweep();  // a leaf of a fused multicast acks at once
   }
 
-  /// Whether a multicast has arrived that no receive has taken yet.
-  bool has_unmatched() {
-    pick_up_arrivals();
+  /// Whether a multicast has arrived (as of the last progress()) that no receive has taken yet.
+  bool has_unmatched() const {
     return std::any_of(active_.begin(), active_.end(), [](const auto& in) { return in->slot == nullptr; });
   }
   /// One sweep: advances every multicast in progress, completes the receives
@@ -154,6 +153,7 @@ private:
     std::vector<std::byte> scratch;
     std::vector<step> steps;
     std::vector<MPI_Request> plan_requests, side_requests;  ///< side: header forwards and child acks
+    std::vector<int> children;  ///< in the tree over the members: header forwards, acks
     std::vector<mcast_ack> child_acks;
     mcast_ack ack;
     MPI_Request ack_request = MPI_REQUEST_NULL;
@@ -194,17 +194,16 @@ private:
         data = staging.data();
       }
       if (head.fused && data != inline_data && head.bytes) std::memcpy(data, inline_data, head.bytes);
+      children.clear();
+      for_each_mcast_child(members, members.position(rank), [&](int peer) { children.push_back(peer); });
+      child_acks.assign(children.size(), {});  // sized before the receives point into it
       side_requests.clear();
-      child_acks.clear();
-      const int position = members.position(rank);
-      for_each_mcast_child(members, position, [&](int) { child_acks.emplace_back(); });
-      std::size_t child = 0;
-      for_each_mcast_child(members, position, [&](int peer) {
-        HPCOLL_MPI(MPI_Isend, message.data(), static_cast<int>(message.size()), MPI_BYTE, peer, mcast_header_tag,
-                   comm, &side_requests.emplace_back());
-        HPCOLL_MPI(MPI_Irecv, &child_acks[child++], mcast_ack_words, MPI_INT64_T, peer, head.tag + 1, comm,
+      for (std::size_t c = 0; c < children.size(); ++c) {
+        HPCOLL_MPI(MPI_Isend, message.data(), static_cast<int>(message.size()), MPI_BYTE, children[c],
+                   mcast_header_tag, comm, &side_requests.emplace_back());
+        HPCOLL_MPI(MPI_Irecv, &child_acks[c], mcast_ack_words, MPI_INT64_T, children[c], head.tag + 1, comm,
                    &side_requests.emplace_back());
-      });
+      }
       plan_done = head.fused != 0;
       if (!plan_done) {
         const mcast_shape shape{rank, size, head.master, &members, head.bytes, 1};
