@@ -36,11 +36,11 @@
 // values are rougher. No result is checked against a threshold.
 #include <mpi.h>
 
-#include <hpcoll/detail/json.hpp>
-#include <hpcoll/detail/mpi.hpp>
-#include <hpcoll/detail/reduce_kernel.hpp>
-#include <hpcoll/machine_file.hpp>
+#include <hpcoll/exec/reduce_kernel.hpp>
+#include <hpcoll/mpi_call.hpp>
 #include <hpcoll/op.hpp>
+#include <hpcoll/select/machine_file.hpp>
+#include <hpcoll/select/machine_file_save.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -57,6 +57,7 @@
 #include <thread>
 #include <vector>
 
+#include "json_out.hpp"
 #include "run_info.hpp"
 
 namespace {
@@ -64,7 +65,7 @@ namespace {
 using hpcoll_bench::mpi_library_version;
 using hpcoll_bench::utc_now;
 
-namespace json = hpcoll::detail::json;
+namespace json = hpcoll_bench::json;
 
 constexpr int tag_data = 1, tag_control = 2;
 constexpr std::size_t small_message = 8;
@@ -340,7 +341,7 @@ void gammas_for_type(std::vector<gamma_entry>& out, std::size_t large_bytes, std
       in[i] = incoming == T(-1) ? static_cast<T>(i % 5) : incoming;
     }
     gamma_entry e;
-    e.key = hpcoll::detail::reduction_key<Op, T>();
+    e.key = hpcoll::reduction_key<Op, T>();
     e.large = gamma_per_byte<T, Op>(acc, in, n_large, samples, 1);
     e.cache = gamma_per_byte<T, Op>(acc, in, n_cache, samples, cache_batch);
     out.push_back(e);
@@ -496,7 +497,7 @@ int run(int argc, char** argv) {
     }
 
     // What was measured, for the record.
-    json::value& m = p.measured;
+    json::value m;
     m.set("date", utc_now());
     m.set("host", host);
     m.set("peer_host", peer_host);
@@ -572,6 +573,7 @@ int run(int argc, char** argv) {
     gm.set("default", "the median of the sixteen large-vector values (the \"gamma\" entries of the file)");
     m.set("gamma", std::move(gm));
     m.set("seconds", now() - started);
+    p.measured = hpcoll::detail::json_text(m.get());
 
     // Summary.
     std::printf("hpcoll calibrate: %d ranks, ranks 0 and 1 on %s%s%s; %s%s\n", size, host.c_str(),

@@ -26,8 +26,10 @@
 
 #include <algorithm>
 #include <boost/hana/concat.hpp>
+#include <boost/hana/equal.hpp>
 #include <boost/hana/for_each.hpp>
 #include <boost/hana/tuple.hpp>
+#include <boost/hana/transform.hpp>
 #include <boost/hana/type.hpp>
 #include <chrono>
 #include <cstdio>
@@ -48,10 +50,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "json_out.hpp"
 #include "run_info.hpp"
 
 namespace hana = boost::hana;
 namespace S = hpcoll::schedule;
+namespace json = hpcoll_bench::json;
 
 namespace {
 
@@ -183,7 +187,7 @@ enum class sizing { vector, blocks };
 
 struct bcast_bench {
   using shape = hpcoll::bcast_shape;
-  static constexpr std::string_view name = hpcoll::collective_name<shape>;
+  static constexpr std::string_view name = shape::name;
   using reduction = void;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), root, a.n, elem_bytes}; }
   static constexpr sizing size_rule = sizing::vector;
@@ -197,7 +201,7 @@ struct bcast_bench {
 
 struct reduce_bench {
   using shape = hpcoll::reduce_shape;
-  static constexpr std::string_view name = hpcoll::collective_name<shape>;
+  static constexpr std::string_view name = shape::name;
   using reduction = hpcoll::op::sum;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), root, a.n, true, false, elem_bytes}; }
   static constexpr sizing size_rule = sizing::vector;
@@ -211,7 +215,7 @@ struct reduce_bench {
 
 struct allreduce_bench {
   using shape = hpcoll::allreduce_shape;
-  static constexpr std::string_view name = hpcoll::collective_name<shape>;
+  static constexpr std::string_view name = shape::name;
   using reduction = hpcoll::op::sum;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), a.n, true, false, elem_bytes}; }
   static constexpr sizing size_rule = sizing::vector;
@@ -231,7 +235,7 @@ struct block_collective {
 
 struct gather_bench : block_collective {
   using shape = hpcoll::gather_shape;
-  static constexpr std::string_view name = hpcoll::collective_name<shape>;
+  static constexpr std::string_view name = shape::name;
   using reduction = void;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), root, a.n, false, elem_bytes}; }
   template <class Sch>
@@ -245,7 +249,7 @@ struct gather_bench : block_collective {
 
 struct gatherv_bench : block_collective {
   using shape = hpcoll::gatherv_shape;
-  static constexpr std::string_view name = hpcoll::collective_name<shape>;
+  static constexpr std::string_view name = shape::name;
   using reduction = void;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), root, a.n, a.counts, a.displs, false, elem_bytes}; }
   template <class Sch>
@@ -261,7 +265,7 @@ struct gatherv_bench : block_collective {
 
 struct scatter_bench : block_collective {
   using shape = hpcoll::scatter_shape;
-  static constexpr std::string_view name = hpcoll::collective_name<shape>;
+  static constexpr std::string_view name = shape::name;
   using reduction = void;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), root, a.n, false, elem_bytes}; }
   template <class Sch>
@@ -275,7 +279,7 @@ struct scatter_bench : block_collective {
 
 struct allgather_bench : block_collective {
   using shape = hpcoll::allgather_shape;
-  static constexpr std::string_view name = hpcoll::collective_name<shape>;
+  static constexpr std::string_view name = shape::name;
   using reduction = void;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), a.n, false, elem_bytes}; }
   template <class Sch>
@@ -289,7 +293,7 @@ struct allgather_bench : block_collective {
 
 struct reduce_scatter_block_bench : block_collective {
   using shape = hpcoll::reduce_scatter_block_shape;
-  static constexpr std::string_view name = hpcoll::collective_name<shape>;
+  static constexpr std::string_view name = shape::name;
   using reduction = hpcoll::op::sum;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), a.n, true, false, elem_bytes}; }
   template <class Sch>
@@ -303,7 +307,7 @@ struct reduce_scatter_block_bench : block_collective {
 
 struct alltoall_bench : block_collective {
   using shape = hpcoll::alltoall_shape;
-  static constexpr std::string_view name = hpcoll::collective_name<shape>;
+  static constexpr std::string_view name = shape::name;
   using reduction = void;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), a.n, false, elem_bytes}; }
   template <class Sch>
@@ -315,7 +319,7 @@ struct alltoall_bench : block_collective {
 
 struct alltoallv_bench : block_collective {
   using shape = hpcoll::alltoallv_shape;
-  static constexpr std::string_view name = hpcoll::collective_name<shape>;
+  static constexpr std::string_view name = shape::name;
   using reduction = void;  // the op the benchmark passes
   static shape shape_of(const call_args& a) { return {a.rank, static_cast<int>(a.p), a.counts, a.displs, a.counts, a.displs, false, elem_bytes}; }
   template <class Sch>
@@ -334,6 +338,28 @@ struct alltoallv_bench : block_collective {
 constexpr auto all_collectives =
     hana::tuple_t<bcast_bench, reduce_bench, allreduce_bench, gather_bench, gatherv_bench, scatter_bench,
                   allgather_bench, reduce_scatter_block_bench, alltoall_bench, alltoallv_bench>;
+// One benchmark per collective the dispatcher serves, in the library's order.
+static_assert(hana::transform(all_collectives, [](auto d) { return hana::type_c<typename decltype(d)::type::shape>; }) ==
+              hpcoll::collective_shapes);
+
+/// The collectives as the reports read them (the library's traits): name,
+/// how S is stated (message_size), the candidate schedules (the row labels).
+json::value collective_list() {
+  json::array list;
+  hana::for_each(hpcoll::collective_shapes, [&](auto t) {
+    using Shape = typename decltype(t)::type;
+    constexpr hpcoll::message_size rule = hpcoll::size_rule<Shape>;
+    json::array candidates;
+    for (std::size_t i = 0; i < hpcoll::schedule::candidate_count<Shape>; ++i)
+      candidates.push_back(hpcoll::schedule::candidate_names<Shape>()[i]);
+    list.push_back(json::object{{"name", Shape::name},
+                                {"message_size", rule == hpcoll::message_size::vector       ? "vector"
+                                                 : rule == hpcoll::message_size::all_blocks ? "all_blocks"
+                                                                                            : "per_rank"},
+                                {"candidates", std::move(candidates)}});
+  });
+  return list;
+}
 
 /// Pseudo-schedules: the native MPI call and hpcoll's free function.
 struct native_call {};
@@ -476,7 +502,6 @@ void register_collective(const options& o, const hpcoll::communicator& comm, buf
 /// --hpcoll_decisions_out: what the dispatcher (the "default" rows) chooses
 /// for every row of the run, with each candidate's predicted time.
 void write_decisions(const options& o, const hpcoll::communicator& comm, buffers& buf) {
-  namespace json = hpcoll::detail::json;
   json::array rows;
   std::string machine_source;
   hana::for_each(all_collectives, [&](auto d) {
@@ -505,6 +530,7 @@ void write_decisions(const options& o, const hpcoll::communicator& comm, buffers
   const json::value out = json::object{{"np", comm.size()},
                                        {"machine_source", machine_source},
                                        {"tuning_source", table ? json::value(table->source) : json::value()},
+                                       {"collectives", collective_list()},
                                        {"rows", std::move(rows)}};
   std::ofstream file(o.decisions_out);
   file << json::dump(out) << '\n';
@@ -687,6 +713,7 @@ int run(int argc, char** argv, int rank, int size) {
   benchmark::AddCustomContext("mpi_library", mpi_library_version());
   benchmark::AddCustomContext("hpcoll_native_label", o.native_label);
   benchmark::AddCustomContext("cores", std::to_string(std::thread::hardware_concurrency()));
+  benchmark::AddCustomContext("hpcoll_collectives", hpcoll::detail::json_text(collective_list().get()));
 
   const hpcoll::communicator comm(MPI_COMM_WORLD);
   const auto all_sizes = sizes(o);

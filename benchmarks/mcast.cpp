@@ -51,7 +51,6 @@
 // status 1.
 #include <mpi.h>
 
-#include <hpcoll/detail/json.hpp>
 #include <hpcoll/hpcoll.hpp>
 
 #include <algorithm>
@@ -73,6 +72,7 @@
 #include <thread>
 #include <vector>
 
+#include "json_out.hpp"
 #include "run_info.hpp"
 
 namespace {
@@ -81,7 +81,7 @@ using hpcoll_bench::mpi_library_version;
 using hpcoll_bench::split;
 using hpcoll_bench::utc_now;
 
-namespace json = hpcoll::detail::json;
+namespace json = hpcoll_bench::json;
 namespace S = hpcoll::schedule;
 using clock_type = std::chrono::steady_clock;
 

@@ -53,7 +53,6 @@
 // implementation ("verified" in the JSON).
 #include <mpi.h>
 
-#include <hpcoll/detail/json.hpp>
 #include <hpcoll/hpcoll.hpp>
 
 #include <algorithm>
@@ -74,6 +73,7 @@
 #include <utility>
 #include <vector>
 
+#include "json_out.hpp"
 #include "run_info.hpp"
 
 namespace {
@@ -82,7 +82,7 @@ using hpcoll_bench::mpi_library_version;
 using hpcoll_bench::split;
 using hpcoll_bench::utc_now;
 
-namespace json = hpcoll::detail::json;
+namespace json = hpcoll_bench::json;
 using clock_type = std::chrono::steady_clock;
 
 double since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }

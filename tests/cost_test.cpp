@@ -3,9 +3,9 @@
 // at compile time.
 #include <doctest/doctest.h>
 
-#include <hpcoll/cost.hpp>
 #include <hpcoll/hpcoll.hpp>
-#include <hpcoll/dispatch.hpp>
+#include <hpcoll/select/cost.hpp>
+#include <hpcoll/select/dispatch.hpp>
 
 #include <bit>
 #include <cstddef>
@@ -133,7 +133,7 @@ TEST_CASE("cost.sampled_ranks") {
   const auto same = [&](const auto& shape, auto type) {
     using Sch = typename decltype(type)::type;
     const double full = predict<Sch>(shape, m).seconds, sampled = predict_sampled<Sch>(shape, m).seconds;
-    INFO(hpcoll::collective_name<std::remove_cvref_t<decltype(shape)>>, " ", hpcoll::schedule_name<Sch>(), " p = ", shape.size, " bytes ", hpcoll::detail::message_bytes(shape));
+    INFO(std::remove_cvref_t<decltype(shape)>::name, " ", hpcoll::schedule_name<Sch>(), " p = ", shape.size, " bytes ", hpcoll::message_bytes(shape));
     // Blocks of uneven layouts differ by one element: which rank holds the
     // larger one in a round can escape the sample.
     CHECK(sampled == doctest::Approx(full).epsilon(1e-3));

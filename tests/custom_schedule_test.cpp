@@ -4,6 +4,8 @@
 // library composite (reduce_bcast) as the broadcast phase of an allreduce.
 #include "support/collective_test.hpp"
 
+#include <hpcoll/analysis/verify.hpp>
+
 #include <algorithm>
 #include <cstddef>
 #include <string>

@@ -5,7 +5,8 @@
 #include "support/collective_test.hpp"
 #include "support/error_checks.hpp"
 
-#include <hpcoll/dispatch.hpp>
+#include <hpcoll/exec/counters.hpp>
+#include <hpcoll/select/dispatch.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -2,7 +2,7 @@
 // std::vector<bool> model on random sets at sizes around the word boundaries.
 #include <doctest/doctest.h>
 
-#include <hpcoll/rank_set.hpp>
+#include <hpcoll/mcast/rank_set.hpp>
 
 #include <random>
 #include <vector>

@@ -7,10 +7,10 @@
 
 #include "support/error_checks.hpp"
 
-#include <hpcoll/cost.hpp>
+#include <hpcoll/analysis/simulate.hpp>
 #include <hpcoll/error.hpp>
-#include <hpcoll/schedules.hpp>
-#include <hpcoll/simulate.hpp>
+#include <hpcoll/schedule/all.hpp>
+#include <hpcoll/select/cost.hpp>
 
 #include <algorithm>
 #include <bit>

@@ -6,7 +6,9 @@
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/type.hpp>
 
+#include <hpcoll/analysis/verify.hpp>
 #include <hpcoll/hpcoll.hpp>
+#include <hpcoll/mcast/verify.hpp>
 
 #include <cstddef>
 #include <random>

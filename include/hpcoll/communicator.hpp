@@ -3,14 +3,16 @@
 
 #include <mpi.h>
 
+#include <array>
+#include <atomic>
 #include <concepts>
-#include <cstdio>
+#include <cstddef>
 #include <memory>
+#include <mutex>
 #include <vector>
 
-#include "detail/dispatch_cache.hpp"
-#include "detail/mcast_channel.hpp"
-#include "detail/mpi.hpp"
+#include "error.hpp"
+#include "mpi_call.hpp"
 
 namespace hpcoll {
 
@@ -25,10 +27,40 @@ concept foreign_communicator = requires(const Comm& c) {
   { communicator_source<Comm>::native(c) } -> std::convertible_to<MPI_Comm>;
 };
 
-/// Owns a duplicate of the communicator it is built from, so the library's
-/// point-to-point traffic can never match the user's own messages. Copies share
-/// the duplicate (and its operation counter); the duplicate is freed with the
-/// last copy, which must happen before MPI_Finalize.
+/// What a communicator service is built from: the library's duplicates and their facts.
+struct communicator_facts {
+  MPI_Comm comm;          ///< where collectives run, each under the tag of its sequence number
+  MPI_Comm unsequenced;   ///< for protocols whose messages arrive at any time (the dynamic multicast)
+  int rank;
+  int size;
+  int tag_span;           ///< tags 0 .. tag_span − 1 are valid (MPI_TAG_UB + 1)
+};
+
+namespace detail {
+/// The base of every communicator service (see communicator::service).
+class communicator_service {
+public:
+  virtual ~communicator_service() = default;
+};
+
+inline std::size_t next_service_slot() {
+  static std::atomic<std::size_t> next{0};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+/// The slot of service type S in every communicator, assigned on first use.
+template <class S>
+std::size_t service_slot() {
+  static const std::size_t slot = next_service_slot();
+  return slot;
+}
+}  // namespace detail
+
+/// Owns two duplicates of the communicator it is built from, so the library's
+/// point-to-point traffic can never match the user's own messages: one where
+/// collectives run, one for protocols that receive from any rank at any time
+/// and so must never meet a collective's messages. Copies share the
+/// duplicates (and the operation counter); they are freed with the last copy,
+/// which must happen before MPI_Finalize.
 class communicator {
 public:
   explicit communicator(MPI_Comm comm) : state_(std::make_shared<state>(comm)) {}
@@ -36,73 +68,78 @@ public:
   template <foreign_communicator Comm>
   explicit communicator(const Comm& comm) : communicator(communicator_source<Comm>::native(comm)) {}
 
-  int rank() const noexcept { return state_->rank; }
-  int size() const noexcept { return state_->size; }
+  int rank() const noexcept { return state_->facts.rank; }
+  int size() const noexcept { return state_->facts.size; }
   /// The library's private duplicate (not the communicator it was built from).
-  MPI_Comm native() const noexcept { return state_->comm; }
+  MPI_Comm native() const noexcept { return state_->facts.comm; }
 
   /// Tag for the next collective operation. Every rank calls collectives on a
   /// communicator in the same order, so every rank draws the same tag; the tag
   /// separates consecutive operations whose messages could otherwise be in
   /// flight at the same time.
   int next_tag() const noexcept {
-    const int tag = static_cast<int>(state_->sequence % static_cast<unsigned long long>(state_->tag_span));
+    const int tag =
+        static_cast<int>(state_->sequence % static_cast<unsigned long long>(state_->facts.tag_span));
     ++state_->sequence;
     return tag;
   }
 
-  /// The dispatcher's decisions and schedule counters (library internal).
-  detail::dispatch_cache& dispatch_cache() const noexcept { return state_->dispatch; }
-  /// The multicast channel (library internal).
-  detail::mcast_channel& mcast_channel() const noexcept { return state_->mcast; }
+  /// The communicator's instance of a library component's per-communicator
+  /// state (the dispatcher's decisions, the schedule counters, the multicast
+  /// receive engine): made from communicator_facts on first use, destroyed
+  /// with the duplicates (last made, first destroyed) before they are freed.
+  /// Components bring their own state; the communicator knows none of them.
+  template <class Service>
+    requires std::derived_from<Service, detail::communicator_service>
+  Service& service() const {
+    const std::size_t slot = detail::service_slot<Service>();
+    if (slot >= max_services) throw error("", "", "communicator: more kinds of communicator services than expected");
+    detail::communicator_service* known = state_->services[slot].load(std::memory_order_acquire);
+    if (!known) {
+      const std::lock_guard lock(state_->making);
+      known = state_->services[slot].load(std::memory_order_relaxed);
+      if (!known) {
+        state_->made.push_back(std::make_unique<Service>(state_->facts));
+        known = state_->made.back().get();
+        state_->services[slot].store(known, std::memory_order_release);
+      }
+    }
+    return static_cast<Service&>(*known);
+  }
 
 private:
+  static constexpr std::size_t max_services = 8;
+
   struct state {
     explicit state(MPI_Comm parent) {
-      HPCOLL_MPI(MPI_Comm_dup, parent, &comm);
-      HPCOLL_MPI(MPI_Comm_set_errhandler, comm, MPI_ERRORS_RETURN);
-      HPCOLL_MPI(MPI_Comm_rank, comm, &rank);
-      HPCOLL_MPI(MPI_Comm_size, comm, &size);
+      HPCOLL_MPI(MPI_Comm_dup, parent, &facts.comm);
+      HPCOLL_MPI(MPI_Comm_set_errhandler, facts.comm, MPI_ERRORS_RETURN);
+      HPCOLL_MPI(MPI_Comm_rank, facts.comm, &facts.rank);
+      HPCOLL_MPI(MPI_Comm_size, facts.comm, &facts.size);
       void* value = nullptr;
       int found = 0;
-      HPCOLL_MPI(MPI_Comm_get_attr, comm, MPI_TAG_UB, &value, &found);
+      HPCOLL_MPI(MPI_Comm_get_attr, facts.comm, MPI_TAG_UB, &value, &found);
       // MPI guarantees a tag upper bound of at least 32767.
-      tag_span = found ? *static_cast<int*>(value) : 32767;
-      HPCOLL_MPI(MPI_Comm_dup, comm, &mcast.comm);
-      HPCOLL_MPI(MPI_Comm_set_errhandler, mcast.comm, MPI_ERRORS_RETURN);
-      mcast.tag_span = tag_span;
+      facts.tag_span = found ? *static_cast<int*>(value) : 32767;
+      HPCOLL_MPI(MPI_Comm_dup, facts.comm, &facts.unsequenced);
+      HPCOLL_MPI(MPI_Comm_set_errhandler, facts.unsequenced, MPI_ERRORS_RETURN);
     }
     ~state() {
-      if (detail::verbose() && rank == 0) print_counts();
+      while (!made.empty()) made.pop_back();
       int finalized = 0;
       MPI_Finalized(&finalized);
-      mcast.inbox.reset();  // cancels the receives it has pending
-      if (!finalized) {
-        MPI_Comm_free(&mcast.comm);
-        MPI_Comm_free(&comm);
-      }
+      if (finalized) return;
+      MPI_Comm_free(&facts.unsequenced);
+      MPI_Comm_free(&facts.comm);
     }
     state(const state&) = delete;
     state& operator=(const state&) = delete;
 
-    /// HPCOLL_VERBOSE: which schedule ran how often, when the communicator goes.
-    void print_counts() const {
-      const std::vector<schedule_count> counts = dispatch.counts();
-      if (counts.empty()) return;
-      std::fprintf(stderr, "hpcoll: schedules run on a communicator of %d ranks:\n", size);
-      for (const schedule_count& c : counts)
-        std::fprintf(stderr, "  %-22.*s %-60s %10llu calls%s\n", static_cast<int>(c.collective.size()),
-                     c.collective.data(), c.schedule.c_str(), static_cast<unsigned long long>(c.calls),
-                     c.dispatched ? " (dispatched)" : "");
-    }
-
-    MPI_Comm comm = MPI_COMM_NULL;
-    int rank = 0;
-    int size = 0;
-    int tag_span = 32767;
+    communicator_facts facts{MPI_COMM_NULL, MPI_COMM_NULL, 0, 0, 32767};
     unsigned long long sequence = 0;
-    detail::dispatch_cache dispatch;
-    detail::mcast_channel mcast;
+    std::array<std::atomic<detail::communicator_service*>, max_services> services{};
+    std::mutex making;
+    std::vector<std::unique_ptr<detail::communicator_service>> made;  ///< in the order they were made
   };
   std::shared_ptr<state> state_;
 };

@@ -17,7 +17,7 @@
 #include <boost/hana/second.hpp>
 #include <boost/hana/concept/struct.hpp>
 
-#include "detail/mpi.hpp"
+#include "mpi_call.hpp"
 
 namespace hpcoll {
 

@@ -12,9 +12,9 @@
 #include <thread>
 #include <utility>
 
-#include "detail/operation.hpp"
-#include "detail/progress_engine.hpp"
 #include "error.hpp"
+#include "exec/operation.hpp"
+#include "exec/progress_engine.hpp"
 
 namespace hpcoll {
 

@@ -5,10 +5,9 @@
 #include <cstddef>
 #include <string>
 
-#include "../detail/plan_for.hpp"
-#include "../detail/sequence.hpp"
-#include "../shape.hpp"
-#include "name.hpp"
+#include "../plan/sequence.hpp"
+#include "../plan/shape.hpp"
+#include "properties.hpp"
 
 namespace hpcoll::schedule {
 
@@ -20,7 +19,7 @@ namespace hpcoll::schedule {
 template <class ReduceScatter, class Allgather>
 struct reduce_scatter_allgather {
   static std::string name() { return composite_name<ReduceScatter, Allgather>("reduce_scatter_allgather"); }
-  static constexpr bool sampled_cost = hpcoll::detail::sampled_cost<ReduceScatter> && hpcoll::detail::sampled_cost<Allgather>;
+  static constexpr bool sampled_cost = samples_ranks<ReduceScatter> && samples_ranks<Allgather>;
   static constexpr auto plan(const allreduce_shape& s) {
     const block_layout layout{s.count, s.size};
     const reduce_scatter_phase rs{.rank = s.rank,
@@ -36,7 +35,7 @@ struct reduce_scatter_allgather {
                                   .elem_size = s.elem_size};
     const allgather_phase ag{.rank = s.rank, .size = s.size, .root = 0, .layout = layout,
                              .data = buffer::output, .base = 0, .scratch_base = 0};
-    return detail::sequence(ReduceScatter::plan(rs), Allgather::plan(ag));
+    return sequence(ReduceScatter::plan(rs), Allgather::plan(ag));
   }
 };
 
@@ -47,14 +46,14 @@ struct reduce_scatter_allgather {
 template <class Scatter, class Allgather>
 struct scatter_allgather {
   static std::string name() { return composite_name<Scatter, Allgather>("scatter_allgather"); }
-  static constexpr bool sampled_cost = hpcoll::detail::sampled_cost<Scatter> && hpcoll::detail::sampled_cost<Allgather>;
+  static constexpr bool sampled_cost = samples_ranks<Scatter> && samples_ranks<Allgather>;
   static constexpr auto plan(const bcast_shape& s) {
     const block_layout layout{s.count, s.size};
     const scatter_phase sc{.rank = s.rank, .size = s.size, .root = s.root, .layout = layout,
                            .data = buffer::output, .base = 0, .scratch_base = 0};
     const allgather_phase ag{.rank = s.rank, .size = s.size, .root = s.root, .layout = layout,
                              .data = buffer::output, .base = 0, .scratch_base = 0};
-    return detail::sequence(Scatter::plan(sc), Allgather::plan(ag));
+    return sequence(Scatter::plan(sc), Allgather::plan(ag));
   }
 };
 
@@ -64,11 +63,11 @@ struct scatter_allgather {
 template <class Reduce, class Bcast>
 struct reduce_bcast {
   static std::string name() { return composite_name<Reduce, Bcast>("reduce_bcast"); }
-  static constexpr bool sampled_cost = hpcoll::detail::sampled_cost<Reduce> && hpcoll::detail::sampled_cost<Bcast>;
+  static constexpr bool sampled_cost = samples_ranks<Reduce> && samples_ranks<Bcast>;
   static constexpr auto plan(const allreduce_shape& s) {
     const reduce_shape r{s.rank, s.size, 0, s.count, s.commutative, s.in_place && s.rank == 0, s.elem_size};
     const bcast_shape b{s.rank, s.size, 0, s.count, s.elem_size};
-    return detail::sequence(Reduce::plan(r), Bcast::plan(b));
+    return sequence(Reduce::plan(r), Bcast::plan(b));
   }
 };
 

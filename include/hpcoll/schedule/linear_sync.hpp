@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "../detail/flat.hpp"
-#include "../shape.hpp"
+#include "flat.hpp"
+#include "../plan/shape.hpp"
 
 namespace hpcoll::schedule {
 
@@ -18,13 +18,13 @@ struct linear_sync {
   static std::string name() { return "linear_sync<" + std::to_string(Window) + ">"; }
   static constexpr int window = Window;
 
-  static constexpr auto plan(const gather_shape& s) { return detail::rooted(s, Window); }
-  static constexpr auto plan(const gatherv_shape& s) { return detail::rooted(s, Window); }
-  static constexpr auto plan(const scatter_shape& s) { return detail::rooted(s, Window); }
-  static constexpr auto plan(const alltoall_shape& s) { return detail::exchange(s, Window); }
+  static constexpr auto plan(const gather_shape& s) { return flat::rooted(s, Window); }
+  static constexpr auto plan(const gatherv_shape& s) { return flat::rooted(s, Window); }
+  static constexpr auto plan(const scatter_shape& s) { return flat::rooted(s, Window); }
+  static constexpr auto plan(const alltoall_shape& s) { return flat::exchange(s, Window); }
   /// The plan refers to the counts and displacements of `s`, which must
   /// outlive it (the collective keeps them for the duration of the call).
-  static constexpr auto plan(const alltoallv_shape& s) { return detail::exchange(s, Window); }
+  static constexpr auto plan(const alltoallv_shape& s) { return flat::exchange(s, Window); }
 };
 
 }  // namespace hpcoll::schedule

@@ -3,17 +3,17 @@
 // partners (send to rank + d, receive from rank − d) otherwise.
 #pragma once
 
-#include "../detail/flat.hpp"
-#include "../shape.hpp"
+#include "flat.hpp"
+#include "../plan/shape.hpp"
 
 namespace hpcoll::schedule {
 
 struct pairwise {
   static constexpr const char* name = "pairwise";
-  /// The cost model may walk a sample of ranks (cost.hpp): each round's busiest rank is among them.
+  /// The cost model may walk a sample of ranks (select/cost.hpp): each round's busiest rank is among them.
   static constexpr bool sampled_cost = true;
-  static constexpr auto plan(const alltoall_shape& s) { return detail::exchange(s, 1, detail::best_pairing(s.size)); }
-  static constexpr auto plan(const alltoallv_shape& s) { return detail::exchange(s, 1, detail::best_pairing(s.size)); }
+  static constexpr auto plan(const alltoall_shape& s) { return flat::exchange(s, 1, flat::best_pairing(s.size)); }
+  static constexpr auto plan(const alltoallv_shape& s) { return flat::exchange(s, 1, flat::best_pairing(s.size)); }
 };
 
 }  // namespace hpcoll::schedule

@@ -1,0 +1,5 @@
+// Forwarding header: <hpcoll/schedule/automatic.hpp> of hpcoll 0.1 is now <hpcoll/select/automatic.hpp>.
+// It stays for one release (docs/architecture.md, "Old paths").
+#pragma once
+
+#include <hpcoll/select/automatic.hpp>

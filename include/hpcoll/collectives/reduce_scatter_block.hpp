@@ -1,0 +1,75 @@
+// hpcoll::ReduceScatterBlock — rank q receives block q of the reduction of all ranks' vectors.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <utility>
+
+#include "../entry/collective.hpp"
+
+namespace hpcoll {
+
+template <class Schedule = schedule::automatic, check_policy Check = check::from_env,
+          progress_policy Progress = progress::manual>
+struct ReduceScatterBlock : detail::collective_interface<ReduceScatterBlock<Schedule, Check, Progress>, Schedule, Check, Progress> {
+  using schedule_type = Schedule;
+
+  /// in: size × out.size() elements; out receives block `rank` of the reduction.
+  template <detail::input_range In, detail::output_range Out, class Op>
+  static auto prepare(const communicator& c, const In& in, Out&& out, Op op) {
+    static_assert(std::same_as<std::ranges::range_value_t<In>, std::ranges::range_value_t<Out>>,
+                  "hpcoll: input and output must have the same element type");
+    const auto input = detail::input_span(in);
+    const auto output = detail::output_span(out);
+    auto call = make(c, input.data(), output, output.size(), false, op);
+    call.args.require(input.size() == output.size() * static_cast<std::size_t>(c.size()), "input has ", input.size(),
+                      " elements, it needs ", c.size(), " blocks of ", output.size());
+    call.args.disjoint(input, std::span<const std::ranges::range_value_t<In>>(output));
+    return call;
+  }
+
+  /// In place: buf holds this rank's size × n elements; block `rank` of the
+  /// result is written to its first n elements.
+  template <detail::output_range Buf, class Op>
+  static auto prepare(const communicator& c, in_place_t, Buf&& buf, Op op) {
+    const auto buffer = detail::output_span(buf);
+    const auto p = static_cast<std::size_t>(c.size());
+    detail::argument_check args;
+    args.require(buffer.size() % p == 0, "the buffer has ", buffer.size(), " elements, not a multiple of ", p);
+    auto call = make(c, buffer.data(), buffer, args.problem().empty() ? buffer.size() / p : 0, true, op);
+    call.args = std::move(args);
+    return call;
+  }
+
+private:
+  template <class T, class Op>
+  static detail::prepared_call<reduce_scatter_block_shape, T, Op> make(const communicator& c, const T* input,
+                                                                       std::span<T> output, std::size_t count,
+                                                                       bool in_place, const Op& op) {
+    return {.shape = {c.rank(), c.size(), count, is_commutative_v<Op>, in_place, sizeof(T)},
+            .input = input,
+            .output = output.data(),
+            .op = op,
+            .sig = {-1, static_cast<std::int64_t>(count), in_place}};
+  }
+};
+
+/// hpcoll::reduce_scatter_block(c, in, out, op) and reduce_scatter_block(c, in_place, buf, op).
+template <class... Args>
+void reduce_scatter_block(const communicator& c, Args&&... args) {
+  ReduceScatterBlock<>{}(c, std::forward<Args>(args)...);
+}
+
+/// hpcoll::ireduce_scatter_block([policy,] c, ...): the nonblocking form, same arguments; returns
+/// an hpcoll::request. The policy is progress::manual unless given as a
+/// template argument (ireduce_scatter_block<progress::thread>(c, ...)) or first argument.
+template <progress_policy P = progress::manual, class... Args>
+request ireduce_scatter_block(const communicator& c, Args&&... args) {
+  return ReduceScatterBlock<schedule::automatic, check::from_env, P>{}.start(c, std::forward<Args>(args)...);
+}
+template <progress_policy P, class... Args>
+request ireduce_scatter_block(P, const communicator& c, Args&&... args) {
+  return ireduce_scatter_block<P>(c, std::forward<Args>(args)...);
+}
+
+}  // namespace hpcoll

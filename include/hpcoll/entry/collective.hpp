@@ -1,0 +1,197 @@
+// The one skeleton every collective entry point runs:
+//
+//   1. static checks        element type, op, the schedule policy (check<Shape, Commutative>)
+//   2. deduction            Coll::prepare(c, args...) -> prepared_call: shape, buffers, op
+//   3. argument checks      ... and the first problem with them (prepared_call::args)
+//   4. choose (+ agree)     schedule_policy<S>::choose; in checked mode the ranks agree first
+//   5. build and run        choice.plan(shape), now (blocking) or as a request (start, persistent)
+//   6. error hook           a failure below the collective is renamed after collective and schedule
+//
+// A collective object derives from collective_interface and provides its
+// `prepare` overloads (and, for the v-collectives, `count_problem`, the
+// checked-mode comparison of counts across ranks); the interface gives it
+// coll(c, ...), coll.start([policy,] c, ...) and Coll::persistent([policy,] c, ...).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <ranges>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../communicator.hpp"
+#include "../datatype.hpp"
+#include "../error.hpp"
+#include "../exec/counters.hpp"
+#include "../exec/executor.hpp"
+#include "../exec/operation.hpp"
+#include "../exec/progress_engine.hpp"
+#include "../op.hpp"
+#include "../policies.hpp"
+#include "../request.hpp"
+#include "../select/policy.hpp"
+#include "agree.hpp"
+#include "arguments.hpp"
+
+namespace hpcoll::detail {
+
+/// One call of a collective as its entry point deduced and checked it: the
+/// shape, the buffers, the op, the first problem with the arguments and what
+/// the ranks must agree on. `kept` holds counts and displacements the entry
+/// point converted or built, which the shape's spans point to.
+template <class Shape, class T, class Op = no_op, std::size_t Kept = 0>
+struct prepared_call {
+  using shape_type = Shape;
+  using value_type = T;
+  using op_type = Op;
+
+  Shape shape;
+  const T* input = nullptr;
+  T* output = nullptr;
+  Op op{};
+  argument_check args{};
+  call_signature sig{};
+  std::array<std::vector<std::size_t>, Kept> kept{};
+};
+
+/// The name of schedule S, made once (composites build theirs from their phases).
+template <class S>
+const std::string& schedule_name_of() {
+  static const std::string name = schedule_name<S>();
+  return name;
+}
+
+/// Steps 1 and 4 of the skeleton: the compile-time checks, then the schedule
+/// policy's choice; every problem (the arguments', the thread support of a
+/// progress policy, the choice's) is raised before any message, on every
+/// rank in checked mode (which first compares the calls across ranks).
+template <class Coll, class S, class Check, progress_kind Kind, class Call>
+auto choose(const communicator& c, const Call& call) {
+  using Shape = typename Call::shape_type;
+  using T = typename Call::value_type;
+  using Op = typename Call::op_type;
+  using policy = schedule_policy<S>;
+  static_assert(transmittable<T>, "hpcoll: the element type must be trivially copyable");
+  constexpr bool reduces = !std::is_same_v<Op, no_op>;
+  if constexpr (reduces) static_assert(reduction_for<Op, T>, "hpcoll: the op cannot combine two elements of this type");
+  policy::template check<Shape, !reduces || is_commutative_v<Op>>();
+
+  std::string problem = call.args.problem();
+  if constexpr (Kind != progress_kind::manual)
+    if (problem.empty()) problem = thread_support_problem(Kind);
+  decltype(policy::template choose<Op, T>(c, call.shape)) choice{};
+  const std::string* schedule = &schedule_name_of<S>();
+  if (problem.empty()) {
+    try {
+      choice = policy::template choose<Op, T>(c, call.shape);
+      schedule = &choice.schedule();
+    } catch (const error& e) {
+      if (!Check::enabled()) throw;
+      problem = problem_of(e);  // raised on every rank once they have agreed
+    }
+  }
+  if (Check::enabled()) {
+    agree(c, Shape::name, *schedule, problem, call.sig, static_cast<std::int64_t>(sizeof(T)));
+    if constexpr (requires { Coll::count_problem(c, call.shape); })
+      agree_no_problem(c, Shape::name, *schedule, Coll::count_problem(c, call.shape));
+  } else if (!problem.empty()) {
+    throw error(Shape::name, *schedule, problem);
+  }
+  return choice;
+}
+
+template <class Call, class Choice>
+call_info info_of(const Choice& choice) {
+  return {Call::shape_type::name, &choice.schedule(), Choice::dispatched};
+}
+
+/// Blocking: choose, build the plan, run it now.
+template <class Coll, class S, class Check, class Call>
+void run_blocking(const communicator& c, const Call& call) {
+  const int tag = c.next_tag();  // drawn before any check can throw: every rank keeps the same sequence
+  const auto choice = choose<Coll, S, Check, progress_kind::manual>(c, call);
+  const call_info info = info_of<Call>(choice);
+  try {
+    execute_mpi(c.native(), tag, choice.plan(call.shape), call.input, call.output, call.op);
+  } catch (const error& e) {
+    throw named(e, info.collective, *info.schedule);
+  }
+  c.service<schedule_counters>().count(info);
+}
+
+/// The operation of a nonblocking or persistent call: it owns a copy of the
+/// shape and builds the chosen schedule's plan from it.
+template <class Call, class Choice>
+std::unique_ptr<operation> operation_of(const communicator& c, progress_kind kind, const Call& call,
+                                        const Choice& choice) {
+  return make_operation(
+      c, kind, info_of<Call>(choice), call.shape,
+      [choice](const typename Call::shape_type& s) { return choice.plan(s); }, call.input, call.output, call.op);
+}
+
+/// Nonblocking: choose, build, post the first round; the request completes the run.
+template <class Coll, class S, class Check, class Progress, class Call>
+request start(const communicator& c, const Call& call) {
+  const int tag = c.next_tag();
+  const auto choice = choose<Coll, S, Check, Progress::kind>(c, call);
+  std::unique_ptr<operation> run = operation_of(c, Progress::kind, call, choice);
+  launch(*run, tag);
+  run->count_run();
+  return request(std::move(run));
+}
+
+/// Persistent: choose and build once; each start() of the request draws its tag and runs.
+template <class Coll, class S, class Check, class Progress, class Call>
+persistent_request persistent(const communicator& c, const Call& call) {
+  const auto choice = choose<Coll, S, Check, Progress::kind>(c, call);
+  return persistent_request(operation_of(c, Progress::kind, call, choice));
+}
+
+/// A request outlives the call that makes it, so its buffers must too: a
+/// range argument of a nonblocking or persistent form must be an lvalue or a
+/// view, never a temporary container.
+template <class... Args>
+constexpr void check_outlives() {
+  static_assert((... && (!std::ranges::range<std::remove_cvref_t<Args>> || std::ranges::borrowed_range<Args>)),
+                "hpcoll: a nonblocking or persistent operation keeps using its ranges after the call returns; pass "
+                "lvalues or views (std::span), not temporary containers");
+}
+
+/// The entry points of a collective object Coll<S, Check, Progress> (which
+/// befriends this class and provides `prepare`):
+///   coll(c, args...)                         blocking
+///   coll.start([policy,] c, args...)         nonblocking: an hpcoll::request
+///   Coll::persistent([policy,] c, args...)   an hpcoll::persistent_request
+template <class Coll, class S, class Check, class Progress>
+struct collective_interface {
+  template <class... Args>
+  void operator()(const communicator& c, Args&&... args) const {
+    run_blocking<Coll, S, Check>(c, Coll::prepare(c, std::forward<Args>(args)...));
+  }
+
+  template <class... Args>
+  request start(const communicator& c, Args&&... args) const {
+    return start(Progress{}, c, std::forward<Args>(args)...);
+  }
+  template <progress_policy P, class... Args>
+  request start(P, const communicator& c, Args&&... args) const {
+    check_outlives<Args...>();
+    return detail::start<Coll, S, Check, P>(c, Coll::prepare(c, std::forward<Args>(args)...));
+  }
+
+  template <class... Args>
+  static persistent_request persistent(const communicator& c, Args&&... args) {
+    return persistent(Progress{}, c, std::forward<Args>(args)...);
+  }
+  template <progress_policy P, class... Args>
+  static persistent_request persistent(P, const communicator& c, Args&&... args) {
+    check_outlives<Args...>();
+    return detail::persistent<Coll, S, Check, P>(c, Coll::prepare(c, std::forward<Args>(args)...));
+  }
+};
+
+}  // namespace hpcoll::detail

@@ -1,0 +1,44 @@
+// The environment variables that switch library behaviour on and off or set
+// a limit, read strictly: a value that is neither is an hpcoll::error naming
+// the variable, never taken for a default. (HPCOLL_MACHINE, HPCOLL_TUNING
+// and HPCOLL_<COLLECTIVE> name files and schedules: select/.)
+#pragma once
+
+#include <charconv>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "error.hpp"
+
+namespace hpcoll::detail {
+
+/// A switch such as HPCOLL_CHECK: unset, "" or "0" is off, "1" is on.
+inline bool env_switch(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value || !*value || std::string_view(value) == "0") return false;
+  if (std::string_view(value) == "1") return true;
+  throw error("", "", std::string(name) + " is '" + value + "'; it must be 0 or 1");
+}
+
+/// A positive byte count such as HPCOLL_MAX_MESSAGE_BYTES, or `fallback` when unset or "".
+inline std::size_t env_bytes(const char* name, std::size_t fallback) {
+  const char* value = std::getenv(name);
+  if (!value || !*value) return fallback;
+  const std::string_view text(value);
+  std::size_t bytes = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), bytes);
+  if (ec != std::errc{} || end != text.data() + text.size() || bytes == 0)
+    throw error("", "", std::string(name) + " is '" + value + "'; it must be a positive number of bytes");
+  return bytes;
+}
+
+/// HPCOLL_VERBOSE: rank 0 explains the dispatcher's decisions and prints each
+/// communicator's schedule counters when it is freed.
+inline bool verbose() {
+  static const bool on = env_switch("HPCOLL_VERBOSE");
+  return on;
+}
+
+}  // namespace hpcoll::detail

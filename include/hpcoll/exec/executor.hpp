@@ -1,0 +1,189 @@
+// The blocking MPI executor: runs a plan round by round with nonblocking
+// point-to-point messages.
+#pragma once
+
+#include <mpi.h>
+
+#include <climits>
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "../datatype.hpp"
+#include "../environment.hpp"
+#include "../mpi_call.hpp"
+#include "../plan/plan.hpp"
+#include "arena.hpp"
+#include "reduce_kernel.hpp"
+
+namespace hpcoll::detail {
+
+/// Largest message the executor hands to MPI in one call. MPI counts are int
+/// and some transports mishandle messages near 2 GiB, so larger regions travel
+/// as several messages of at most this many bytes (both sides cut the same
+/// way). HPCOLL_MAX_MESSAGE_BYTES lowers it, which lets tests exercise the split.
+inline std::size_t max_message_bytes() {
+  static const std::size_t limit = env_bytes("HPCOLL_MAX_MESSAGE_BYTES", std::size_t{1} << 30);
+  return limit;
+}
+
+template <class T>
+std::size_t max_message_elems() {
+  const std::size_t n = max_message_bytes() / sizeof(T);
+  return n == 0 ? 1 : (n > static_cast<std::size_t>(INT_MAX) ? static_cast<std::size_t>(INT_MAX) : n);
+}
+
+/// The op of the collectives that move data without combining it: their
+/// plans contain no reduction steps, so it is never called.
+struct no_op {
+  template <class T>
+  constexpr const T& operator()(const T& a, const T&) const noexcept {
+    return a;
+  }
+};
+
+/// The three buffers a plan names, resolved to memory.
+template <class T>
+struct buffers {
+  const T* input = nullptr;
+  T* output = nullptr;
+  T* scratch = nullptr;
+
+  T* at(const region& r) const {
+    switch (r.buf) {
+      case buffer::input: return const_cast<T*>(input) + r.offset;  // plans never write input
+      case buffer::output: return output + r.offset;
+      case buffer::scratch: return scratch + r.offset;
+    }
+    return nullptr;
+  }
+};
+
+/// Runs a plan's rounds with the round semantics of plan.hpp on one rank's
+/// buffers. The blocking executor and the nonblocking operations
+/// (exec/operation.hpp) share it: they differ only in how they wait for a
+/// round's messages. `steps` and `requests` are the caller's working storage,
+/// kept between begin() and finish() of a round.
+template <class T, class Op>
+class round_runner {
+public:
+  round_runner(MPI_Comm comm, int tag, const buffers<T>& mem, const Op& op, std::vector<step>& steps,
+               std::vector<MPI_Request>& requests)
+      : comm_(comm), tag_(tag), type_(datatype_of<T>()), chunk_(max_message_elems<T>()), mem_(mem), op_(op),
+        steps_(steps), requests_(requests) {}
+
+  /// Round r up to its wait: post the receives, run the local steps, post the sends.
+  template <class Plan>
+  void begin(const Plan& plan, int r) {
+    steps_.clear();
+    requests_.clear();
+    plan.round(r, [&](const step& s) { steps_.push_back(s); });
+    if (steps_.empty()) return;
+    for (const step& s : steps_)
+      if (s.kind == step_kind::recv || s.kind == step_kind::recv_reduce) post(s, false);
+    for (const step& s : steps_) {
+      if (s.kind == step_kind::copy) {
+        T* to = mem_.at(s.dst);
+        const T* from = mem_.at(s.a);
+        if (to != from && s.dst.count) std::memcpy(static_cast<void*>(to), from, s.dst.count * sizeof(T));
+      } else if (s.kind == step_kind::reduce) {
+        combine(mem_.at(s.dst), mem_.at(s.a), mem_.at(s.b), s.dst.count, op_);
+      }
+    }
+    for (const step& s : steps_)
+      if (s.kind == step_kind::send) post(s, true);
+  }
+
+  /// After the round's messages are done: the reductions of its recv_reduce steps.
+  void finish() {
+    for (const step& s : steps_) {
+      if (s.kind != step_kind::recv_reduce) continue;
+      const T* incoming = mem_.at(s.a);
+      const T* other = mem_.at(s.b);
+      if (s.incoming_left)
+        combine(mem_.at(s.dst), incoming, other, s.dst.count, op_);
+      else
+        combine(mem_.at(s.dst), other, incoming, s.dst.count, op_);
+    }
+  }
+
+  /// Rounds [first, rounds) to the end, blocking in MPI_Waitall.
+  template <class Plan>
+  void run(const Plan& plan, int first = 0) {
+    const int rounds = plan.rounds();
+    for (int r = first; r < rounds; ++r) {
+      begin(plan, r);
+      if (!requests_.empty())
+        HPCOLL_MPI(MPI_Waitall, static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+      finish();
+    }
+  }
+
+  /// Posts the messages of the first round and returns at once, so the caller
+  /// goes back to its own work; true when the plan has no rounds at all.
+  template <class Plan>
+  bool post_first(const Plan& plan, bool& posted) {
+    if (plan.rounds() == 0) return true;
+    begin(plan, 0);
+    posted = true;
+    return false;
+  }
+
+  /// Advances without blocking from `round` (whose messages are already posted
+  /// when `posted`): tests the round's messages and starts the next round as
+  /// soon as they are done. Returns true once every round is finished.
+  template <class Plan>
+  bool advance(const Plan& plan, int& round, bool& posted) {
+    const int rounds = plan.rounds();
+    while (round < rounds) {
+      if (!posted) {
+        begin(plan, round);
+        posted = true;
+      }
+      if (!requests_.empty()) {
+        int done = 0;
+        HPCOLL_MPI(MPI_Testall, static_cast<int>(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE);
+        if (!done) return false;
+      }
+      finish();
+      posted = false;
+      ++round;
+    }
+    return true;
+  }
+
+private:
+  void post(const step& s, bool is_send) {
+    const region& r = is_send ? s.a : s.landing();
+    T* base = mem_.at(r);
+    for (std::size_t done = 0; done < r.count; done += chunk_) {
+      const int n = static_cast<int>(r.count - done < chunk_ ? r.count - done : chunk_);
+      MPI_Request& req = requests_.emplace_back();
+      if (is_send)
+        HPCOLL_MPI(MPI_Isend, base + done, n, type_, s.peer, tag_, comm_, &req);
+      else
+        HPCOLL_MPI(MPI_Irecv, base + done, n, type_, s.peer, tag_, comm_, &req);
+    }
+  }
+
+  MPI_Comm comm_;
+  int tag_;
+  MPI_Datatype type_;
+  std::size_t chunk_;
+  const buffers<T>& mem_;
+  const Op& op_;
+  std::vector<step>& steps_;
+  std::vector<MPI_Request>& requests_;
+};
+
+/// Runs `plan` on this rank. `comm` and `tag` must be the same on every rank
+/// of the call, and every rank must run the plan of its own shape.
+template <class T, class Op, class Plan>
+void execute_mpi(MPI_Comm comm, int tag, const Plan& plan, const T* input, T* output, const Op& op) {
+  const thread_lease<scratch_block> scratch;
+  const buffers<T> mem{input, output, scratch->reserve<T>(plan.scratch_elems())};
+  const thread_lease<round_workspace> ws;
+  round_runner<T, Op>(comm, tag, mem, op, ws->steps, ws->requests).run(plan);
+}
+
+}  // namespace hpcoll::detail

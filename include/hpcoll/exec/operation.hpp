@@ -1,0 +1,194 @@
+// One nonblocking or persistent collective call: its plan, buffers and
+// progress state, owned by an hpcoll::request until the call has finished.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "../communicator.hpp"
+#include "../error.hpp"
+#include "../policies.hpp"
+#include "../plan/shape.hpp"
+#include "arena.hpp"
+#include "counters.hpp"
+#include "executor.hpp"
+
+namespace hpcoll::detail {
+
+/// A copy of a shape that owns what its spans point to (caller_spans): a
+/// request outlives the call that made it, and the packed v-collective forms
+/// build their displacements on the fly.
+template <class Shape>
+class owned_shape {
+public:
+  explicit owned_shape(const Shape& s) : shape_(s) {
+    std::size_t i = 0;
+    for (std::span<const std::size_t>* member : caller_spans(shape_)) {
+      storage_[i].assign(member->begin(), member->end());
+      *member = storage_[i++];
+    }
+  }
+  owned_shape(const owned_shape&) = delete;
+  owned_shape& operator=(const owned_shape&) = delete;
+
+  const Shape& get() const noexcept { return shape_; }
+
+private:
+  Shape shape_;
+  std::array<std::vector<std::size_t>, std::tuple_size_v<decltype(caller_spans(std::declval<Shape&>()))>> storage_;
+};
+
+/// The type-erased part of an operation, what requests and progress engines see.
+///
+/// A run: start(tag) and post_first_round() (by the thread that issues it),
+/// then advance() until it returns true (by one thread at a time: the manual
+/// engine's callers or the progress thread); or start(tag), then run() (the
+/// offload worker);
+/// then the engine that ran it calls finish(), under its own lock, so a waiter
+/// that takes that lock afterwards knows the engine is done with it.
+class operation {
+public:
+  operation(const communicator& c, progress_kind kind, const call_info& info) : comm_(c), kind_(kind), info_(info) {}
+  virtual ~operation() = default;
+  operation(const operation&) = delete;
+  operation& operator=(const operation&) = delete;
+
+  const communicator& comm() const noexcept { return comm_; }
+  progress_kind kind() const noexcept { return kind_; }
+
+  /// Begins a run whose messages carry `tag`.
+  void start(int tag) noexcept {
+    tag_ = tag;
+    round_ = 0;
+    posted_ = false;
+    failure_ = nullptr;
+    done_.store(false, std::memory_order_relaxed);
+  }
+  /// Posts the first round's messages only (the issuing thread returns to its
+  /// work at once); true if the run has already ended.
+  bool post_first_round() noexcept { return guarded([this] { return post_first(); }); }
+  /// Advances without blocking; true once the run has ended (a failure ends it too).
+  bool advance() noexcept { return guarded([this] { return advance_rounds(); }); }
+  /// Runs to the end in the calling thread, blocking in MPI.
+  void run() noexcept {
+    try {
+      run_rounds();
+    } catch (...) {
+      fail();
+    }
+  }
+  /// Marks the run ended and wakes its waiters.
+  void finish() noexcept {
+    done_.store(true, std::memory_order_release);
+    done_.notify_all();
+  }
+
+  bool done() const noexcept { return done_.load(std::memory_order_acquire); }
+  /// Blocks until finish() (for operations another thread advances).
+  void await_done() const noexcept { done_.wait(false, std::memory_order_acquire); }
+  /// Counts a run in the communicator's schedule counters.
+  void count_run() const { comm_.service<schedule_counters>().count(info_); }
+  /// Rethrows what made the ended run fail, if anything did.
+  void rethrow_failure() const {
+    if (failure_) std::rethrow_exception(failure_);
+  }
+
+protected:
+  virtual bool post_first() = 0;
+  virtual bool advance_rounds() = 0;
+  virtual void run_rounds() = 0;
+  /// After a failure: cancels and frees the run's pending messages.
+  virtual void abandon_messages() noexcept = 0;
+
+  int tag_ = 0;
+  int round_ = 0;
+  bool posted_ = false;
+
+private:
+  template <class Step>
+  bool guarded(Step step) noexcept {
+    try {
+      return step();
+    } catch (...) {
+      fail();
+      return true;
+    }
+  }
+  void fail() noexcept {
+    try {
+      throw;
+    } catch (const error& e) {
+      failure_ = std::make_exception_ptr(named(e, info_.collective, *info_.schedule));
+    } catch (...) {
+      failure_ = std::current_exception();
+    }
+    abandon_messages();
+  }
+
+  communicator comm_;  // keeps the library's duplicate alive while the run needs it
+  progress_kind kind_;
+  call_info info_;
+  std::exception_ptr failure_;
+  std::atomic<bool> done_{true};
+};
+
+/// An operation running `Plan` on elements of type T: it owns the plan, the
+/// shape the plan refers to, the op, scratch memory and the round's working
+/// storage, so a replayed persistent run allocates nothing.
+template <class T, class Op, class Shape, class Plan>
+class scheduled_operation final : public operation {
+public:
+  template <class MakePlan>
+  scheduled_operation(const communicator& c, progress_kind kind, const call_info& info, const Shape& shape,
+                      MakePlan make_plan, const T* input, T* output, const Op& op)
+      : operation(c, kind, info),
+        shape_(shape),
+        plan_(make_plan(shape_.get())),
+        op_(op),
+        mem_{input, output, scratch_.reserve<T>(plan_.scratch_elems())} {}
+
+private:
+  round_runner<T, Op> runner() { return {comm().native(), tag_, mem_, op_, steps_, requests_}; }
+  bool post_first() override { return runner().post_first(plan_, posted_); }
+  bool advance_rounds() override { return runner().advance(plan_, round_, posted_); }
+  void run_rounds() override { runner().run(plan_); }
+  void abandon_messages() noexcept override {
+    for (MPI_Request& r : requests_) {
+      if (r == MPI_REQUEST_NULL) continue;
+      MPI_Cancel(&r);
+      MPI_Request_free(&r);
+    }
+    requests_.clear();
+  }
+
+  owned_shape<Shape> shape_;
+  Plan plan_;
+  Op op_;
+  scratch_block scratch_;
+  buffers<T> mem_;
+  std::vector<step> steps_;
+  std::vector<MPI_Request> requests_;
+};
+
+/// An operation for one call; `make_plan(shape)` builds the plan from the
+/// operation's own copy of the shape.
+template <class T, class Op, class Shape, class MakePlan>
+std::unique_ptr<operation> make_operation(const communicator& c, progress_kind kind, const call_info& info,
+                                          const Shape& shape, MakePlan make_plan, const T* input, T* output,
+                                          const Op& op) {
+  using Plan = decltype(make_plan(shape));
+  return std::make_unique<scheduled_operation<T, Op, Shape, Plan>>(c, kind, info, shape, make_plan, input, output, op);
+}
+
+}  // namespace hpcoll::detail

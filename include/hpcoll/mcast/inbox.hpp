@@ -1,0 +1,368 @@
+// The receive side of the dynamic multicast: one engine per communicator that
+// takes part in every multicast reaching this rank.
+//
+// A member cannot know which multicasts it belongs to, nor in which order
+// multicasts to overlapping groups reach it, so a member that served one
+// multicast at a time could wait for a peer that waits for it in another one.
+// The engine therefore picks up every header that arrives while any receive
+// is in progress, and advances all multicasts it has picked up together. A
+// multicast goes straight into the buffer of the receive it is matched with
+// when that receive was posted before it arrived (the usual case); otherwise
+// into internal staging, copied out when a receive comes. Receives are matched
+// with multicasts in the order the multicasts arrive.
+#pragma once
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../communicator.hpp"
+#include "../error.hpp"
+#include "../exec/executor.hpp"
+#include "../mpi_call.hpp"
+#include "../select/automatic.hpp"
+#include "plan.hpp"
+#include "rank_set.hpp"
+#include "wire.hpp"
+
+namespace hpcoll {
+
+/// What a multicast receive delivered.
+struct mcast_info {
+  rank_set members;       ///< the multicast's member set
+  std::size_t count = 0;  ///< elements received
+  int master = -1;        ///< the rank that sent it
+};
+
+namespace detail {
+
+/// A posted multicast receive: a buffer waiting for a multicast.
+struct mcast_slot {
+  std::byte* buffer = nullptr;
+  std::size_t capacity = 0;  ///< bytes
+  std::size_t elem_size = 1;
+  bool matched = false;
+  bool done = false;
+  mcast_info info;
+  std::string problem;  ///< why the receive failed, empty when it did not
+
+  /// Why `bytes` do not fit, or empty when they do.
+  std::string misfit(std::uint64_t bytes, int master) const {
+    if (bytes > capacity)
+      return "the receive buffer holds " + std::to_string(capacity / elem_size) + " elements (" +
+             std::to_string(capacity) + " bytes), the multicast from rank " + std::to_string(master) + " has " +
+             std::to_string(bytes) + " bytes";
+    if (bytes % elem_size != 0)
+      return "the multicast from rank " + std::to_string(master) + " has " + std::to_string(bytes) +
+             " bytes, not a whole number of " + std::to_string(elem_size) + "-byte elements";
+    return {};
+  }
+};
+
+class mcast_inbox {
+public:
+  mcast_inbox(MPI_Comm comm, int rank, int size) : comm_(comm), rank_(rank), size_(size) {}
+  mcast_inbox(const mcast_inbox&) = delete;
+  mcast_inbox& operator=(const mcast_inbox&) = delete;
+  ~mcast_inbox() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    for (auto& in : active_) in->abandon();
+  }
+
+  /// Queues a receive; it is matched with the oldest multicast not yet matched.
+  void post(mcast_slot& slot) {
+    waiting_.push_back(&slot);
+    match();
+  }
+  /// Withdraws a receive not yet matched; false if it is matched (it must then
+  /// be driven to its end, its buffer may be in use).
+  bool withdraw(mcast_slot& slot) {
+    if (slot.matched) return false;
+    waiting_.erase(std::find(waiting_.begin(), waiting_.end(), &slot));
+    return true;
+  }
+  /// Whether nothing is in progress: a receive may then block in MPI until a
+  /// header arrives (see wait_for_header) instead of polling.
+  bool idle() const { return active_.empty(); }
+
+  /// Blocks in MPI until a header arrives for this rank (call without the
+  /// channel's lock: matched probes are safe to run in several threads, each
+  /// gets its own message), then hand it to accept() under the lock.
+  static std::pair<MPI_Message, MPI_Status> wait_for_header(MPI_Comm comm) {
+    std::pair<MPI_Message, MPI_Status> arrival{MPI_MESSAGE_NULL, {}};
+    HPCOLL_MPI(MPI_Mprobe, MPI_ANY_SOURCE, mcast_header_tag, comm, &arrival.first, &arrival.second);
+    return arrival;
+  }
+
+  /// Receives a probed header message and starts its multicast.
+  void accept(MPI_Message msg, const MPI_Status& status) {
+    int bytes = 0;
+    HPCOLL_MPI(MPI_Get_count, &status, MPI_BYTE, &bytes);
+    std::unique_ptr<incoming> in = fresh();
+    in->message.resize(static_cast<std::size_t>(bytes));
+    HPCOLL_MPI(MPI_Mrecv, in->message.data(), bytes, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+    in->read(status.MPI_SOURCE);
+    active_.push_back(std::move(in));
+    match();
+    active_.back()->start();
+    sweep();  // a leaf of a fused multicast acks at once
+  }
+
+  /// Whether a multicast has arrived (as of the last progress()) that no receive has taken yet.
+  bool has_unmatched() const {
+    return std::any_of(active_.begin(), active_.end(), [](const auto& in) { return in->slot == nullptr; });
+  }
+  /// One sweep: advances every multicast in progress, completes the receives
+  /// whose multicast has ended, then picks up arrived headers. Never blocks.
+  /// Messages in flight come first: a probe that finds nothing may give the
+  /// core away (Open MPI yields when oversubscribed).
+  void progress() {
+    sweep();
+    pick_up_arrivals();
+  }
+
+private:
+  /// One multicast this rank is a member of, from its header to its ack.
+  struct incoming {
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rank = 0, size = 0;
+    int parent = -1;  ///< the rank the header came from
+    mcast_header head;
+    rank_set members;
+    std::vector<std::byte> message;  ///< the header message, forwarded as received
+    std::vector<std::byte> staging;  ///< the data when no matched buffer takes it
+    std::byte* data = nullptr;
+    mcast_slot* slot = nullptr;
+    std::optional<decltype(schedule::automatic::pick(std::declval<const mcast_shape&>(), 0))> plan;
+    std::vector<std::byte> scratch;
+    std::vector<step> steps;
+    std::vector<MPI_Request> plan_requests, side_requests;  ///< side: header forwards and child acks
+    std::vector<int> children;  ///< in the tree over the members: header forwards, acks
+    std::vector<mcast_ack> child_acks;
+    mcast_ack ack;
+    MPI_Request ack_request = MPI_REQUEST_NULL;
+    int round = 0;
+    bool posted = false, plan_done = false, acking = false, finished = false;
+
+    /// Reads the header message received from `source`.
+    void read(int source) {
+      if (message.size() < mcast_prefix_bytes(size))
+        throw error("mcast", "", "a multicast header from rank " + std::to_string(source) + " is too short");
+      std::memcpy(&head, message.data(), sizeof head);
+      if (head.magic != mcast_header::expected_magic ||
+          head.schedule >= schedule::candidate_count<mcast_shape> ||
+          (head.fused && message.size() != mcast_prefix_bytes(size) + head.bytes))
+        throw error("mcast", "", "a malformed multicast header from rank " + std::to_string(source));
+      parent = source;
+      const std::size_t words = (static_cast<std::size_t>(size) + 63) / 64;
+      std::vector<rank_set::word>& bits = word_buffer();
+      bits.resize(words);
+      std::memcpy(bits.data(), message.data() + sizeof head, words * sizeof(rank_set::word));
+      members.assign(size, bits);
+    }
+
+    /// Forwards the header, posts the child acks and the plan's first round.
+    /// The data lands in the matched receive's buffer when it fits, else in staging.
+    void start() {
+      ack = {};
+      data = nullptr;
+      if (slot) {
+        if (slot->misfit(head.bytes, head.master).empty()) data = slot->buffer;
+        else ack = {rank, static_cast<std::int64_t>(slot->capacity)};
+      }
+      std::byte* const inline_data = message.data() + mcast_prefix_bytes(size);
+      if (!data && head.fused) {
+        data = inline_data;
+      } else if (!data) {
+        staging.resize(head.bytes);
+        data = staging.data();
+      }
+      if (head.fused && data != inline_data && head.bytes) std::memcpy(data, inline_data, head.bytes);
+      children.clear();
+      for_each_mcast_child(members, members.position(rank), [&](int peer) { children.push_back(peer); });
+      child_acks.assign(children.size(), {});  // sized before the receives point into it
+      side_requests.clear();
+      for (std::size_t c = 0; c < children.size(); ++c) {
+        HPCOLL_MPI(MPI_Isend, message.data(), static_cast<int>(message.size()), MPI_BYTE, children[c],
+                   mcast_header_tag, comm, &side_requests.emplace_back());
+        HPCOLL_MPI(MPI_Irecv, &child_acks[c], mcast_ack_words, MPI_INT64_T, children[c], head.tag + 1, comm,
+                   &side_requests.emplace_back());
+      }
+      plan_done = head.fused != 0;
+      if (!plan_done) {
+        const mcast_shape shape{rank, size, head.master, &members, head.bytes, 1};
+        plan.emplace(schedule::automatic::pick(shape, head.schedule));
+        scratch.resize(plan->scratch_elems());
+        plan_done = runner().post_first(*plan, posted);
+      }
+    }
+
+    /// True once the subtree has the data and the ack to the parent has left.
+    bool advance() {
+      if (finished) return true;
+      if (!plan_done) plan_done = runner().advance(*plan, round, posted);
+      if (!plan_done) return false;
+      if (!acking) {
+        if (!all_done(side_requests)) return false;
+        for (const mcast_ack& a : child_acks) ack.merge(a);
+        HPCOLL_MPI(MPI_Isend, &ack, mcast_ack_words, MPI_INT64_T, parent, head.tag + 1, comm, &ack_request);
+        acking = true;
+      }
+      int done = 0;
+      HPCOLL_MPI(MPI_Test, &ack_request, &done, MPI_STATUS_IGNORE);
+      finished = done != 0;
+      return finished;
+    }
+
+    /// Makes the entry ready for another multicast (its vectors keep their storage).
+    void reset() {
+      data = nullptr;
+      slot = nullptr;
+      plan.reset();
+      round = 0;
+      posted = plan_done = acking = finished = false;
+    }
+
+    void abandon() noexcept {
+      for (auto* list : {&plan_requests, &side_requests})
+        for (MPI_Request& r : *list)
+          if (r != MPI_REQUEST_NULL) {
+            MPI_Cancel(&r);
+            MPI_Request_free(&r);
+          }
+      if (ack_request != MPI_REQUEST_NULL) MPI_Request_free(&ack_request);
+    }
+
+  private:
+    round_runner<std::byte, no_op> runner() {
+      mem = {nullptr, data, scratch.data()};
+      return {comm, head.tag, mem, no_op{}, steps, plan_requests};
+    }
+    static bool all_done(std::vector<MPI_Request>& requests) {
+      if (requests.empty()) return true;
+      int done = 0;
+      HPCOLL_MPI(MPI_Testall, static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+      return done != 0;
+    }
+    static std::vector<rank_set::word>& word_buffer() {
+      thread_local std::vector<rank_set::word> bits;
+      return bits;
+    }
+    buffers<std::byte> mem;
+  };
+
+  void pick_up_arrivals() {
+    while (true) {
+      int flag = 0;
+      MPI_Message msg = MPI_MESSAGE_NULL;
+      MPI_Status status;
+      HPCOLL_MPI(MPI_Improbe, MPI_ANY_SOURCE, mcast_header_tag, comm_, &flag, &msg, &status);
+      if (!flag) return;
+      accept(msg, status);
+    }
+  }
+
+  /// Advances every multicast in progress and delivers those that have ended
+  /// into their matched receives.
+  void sweep() {
+    for (std::size_t i = 0; i < active_.size();) {
+      incoming& in = *active_[i];
+      if (in.advance() && in.slot) {
+        deliver(in);
+        spare_.push_back(std::move(active_[i]));
+        active_.erase(active_.begin() + static_cast<std::ptrdiff_t>(i));
+        continue;
+      }
+      ++i;
+    }
+  }
+
+  std::unique_ptr<incoming> fresh() {
+    if (spare_.empty()) {
+      auto in = std::make_unique<incoming>();
+      in->comm = comm_;
+      in->rank = rank_;
+      in->size = size_;
+      return in;
+    }
+    std::unique_ptr<incoming> in = std::move(spare_.back());
+    spare_.pop_back();
+    in->reset();
+    return in;
+  }
+
+  /// Pairs waiting receives with unmatched multicasts, oldest first; a
+  /// multicast that has already ended is delivered at once.
+  void match() {
+    for (std::size_t i = 0; i < active_.size() && !waiting_.empty(); ++i) {
+      incoming& in = *active_[i];
+      if (in.slot) continue;
+      in.slot = waiting_.front();
+      in.slot->matched = true;
+      waiting_.pop_front();
+      if (in.finished) {
+        deliver(in);
+        spare_.push_back(std::move(active_[i]));
+        active_.erase(active_.begin() + static_cast<std::ptrdiff_t>(i));
+        --i;
+      }
+    }
+  }
+
+  /// Completes the receive of an ended multicast.
+  static void deliver(incoming& in) {
+    mcast_slot& s = *in.slot;
+    s.problem = s.misfit(in.head.bytes, in.head.master);
+    if (s.problem.empty() && in.data != s.buffer && in.head.bytes) std::memcpy(s.buffer, in.data, in.head.bytes);
+    s.info.members = in.members;
+    s.info.count = s.problem.empty() ? in.head.bytes / s.elem_size : 0;
+    s.info.master = in.head.master;
+    s.done = true;
+  }
+
+  MPI_Comm comm_;
+  int rank_, size_;
+  std::vector<std::unique_ptr<incoming>> active_;  ///< picked up and not yet delivered, in arrival order
+  std::vector<std::unique_ptr<incoming>> spare_;   ///< delivered, kept for reuse
+  std::deque<mcast_slot*> waiting_;                ///< receives not yet matched, in posting order
+};
+
+/// The multicast side of a communicator (a communicator service): its
+/// unsequenced duplicate, the receive engine (made on first use) and what the
+/// ranks' multicasts share. `mutex` guards all but `comm` and `tag_span`.
+class mcast_channel final : public communicator_service {
+public:
+  explicit mcast_channel(const communicator_facts& f)
+      : comm(f.unsequenced), tag_span(f.tag_span), rank_(f.rank), size_(f.size) {}
+
+  const MPI_Comm comm;
+  const int tag_span;
+  std::mutex mutex;
+  unsigned long long sent = 0;  ///< multicasts this rank has started as master
+
+  /// The receive engine; call with `mutex` held.
+  mcast_inbox& inbox() {
+    if (!inbox_) inbox_.emplace(comm, rank_, size_);
+    return *inbox_;
+  }
+
+private:
+  int rank_, size_;
+  std::optional<mcast_inbox> inbox_;
+};
+
+}  // namespace detail
+
+}  // namespace hpcoll

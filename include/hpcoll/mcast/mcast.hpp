@@ -1,0 +1,333 @@
+// hpcoll::Mcast — the dynamic multicast: a master sends to a member set chosen
+// at run time, and only the members take part. No communicator is built.
+//
+//   master:  hpcoll::request r = hpcoll::mcast(c, data, hpcoll::rank_set(p, {2, 5, 6}));
+//            ... r.wait();                     // every member has the data
+//   members: hpcoll::mcast_info got = hpcoll::mcast_recv(c, buffer);
+//
+// The master hands header and data to the lowest member and takes no further
+// part; the members learn the member set, the size and the schedule from the
+// header, forward it down a binomial tree over their logical numbers, run the
+// schedule among themselves and ack up the tree. The master's request
+// completes with the last ack. The plan: mcast/plan.hpp; the wire format:
+// mcast/wire.hpp; the receive engine: mcast/inbox.hpp.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <boost/hana/contains.hpp>
+
+#include "../communicator.hpp"
+#include "../entry/collective.hpp"
+#include "../exec/operation.hpp"
+#include "../exec/progress_engine.hpp"
+#include "../request.hpp"
+#include "../select/automatic.hpp"
+#include "inbox.hpp"
+#include "plan.hpp"
+#include "rank_set.hpp"
+#include "wire.hpp"
+
+namespace hpcoll {
+
+namespace detail {
+
+/// The master's part of one multicast: the header message to the lowest
+/// member, the data (round 0 of the plan) unless it travels in the header,
+/// and the lowest member's ack, which stands for the whole group's.
+class mcast_send final : public operation {
+public:
+  mcast_send(const communicator& c, progress_kind kind, const call_info& info, const rank_set& members,
+             std::size_t choice, const std::byte* data, std::size_t bytes)
+      : operation(c, kind, info),
+        members_(members),
+        plan_(schedule::automatic::pick(mcast_shape{c.rank(), c.size(), c.rank(), &members_, bytes, 1}, choice)),
+        data_(data) {
+    header_.schedule = static_cast<std::uint16_t>(choice);
+    header_.fused = choice == binomial_index && bytes <= mcast_fused_limit;
+    header_.master = c.rank();
+    header_.bytes = bytes;
+  }
+
+private:
+  /// Only the binomial tree sends the data inside the header: each of its
+  /// members receives the whole message once, from its tree parent.
+  static inline const std::size_t binomial_index = schedule::find_candidate<mcast_shape>("binomial");
+
+  MPI_Comm channel() const { return comm().service<mcast_channel>().comm; }
+  round_runner<std::byte, no_op> runner() { return {channel(), tag_, mem_, no_op{}, steps_, requests_}; }
+
+  void post_header_and_ack() {
+    header_.tag = tag_;
+    pack_mcast_message(message_, header_, members_, data_);
+    const int lowest = members_.lowest();
+    side_.clear();
+    HPCOLL_MPI(MPI_Irecv, &ack_, mcast_ack_words, MPI_INT64_T, lowest, tag_ + 1, channel(), &side_.emplace_back());
+    HPCOLL_MPI(MPI_Isend, message_.data(), static_cast<int>(message_.size()), MPI_BYTE, lowest, mcast_header_tag,
+               channel(), &side_.emplace_back());
+  }
+  /// A member whose receive buffer was too small fails the master's request too.
+  void check_ack() const {
+    if (!ack_.ok())
+      throw error("", "",
+                  "the receive buffer of member rank " + std::to_string(ack_.failed_rank) + " holds " +
+                      std::to_string(ack_.capacity) + " bytes, the multicast has " + std::to_string(header_.bytes));
+  }
+
+  bool post_first() override {
+    post_header_and_ack();
+    plan_done_ = header_.fused || runner().post_first(plan_, posted_);
+    return false;
+  }
+  bool advance_rounds() override {
+    if (!plan_done_) plan_done_ = runner().advance(plan_, round_, posted_);
+    if (!plan_done_) return false;
+    int done = 0;
+    HPCOLL_MPI(MPI_Testall, static_cast<int>(side_.size()), side_.data(), &done, MPI_STATUSES_IGNORE);
+    if (!done) return false;
+    check_ack();
+    return true;
+  }
+  void run_rounds() override {
+    post_header_and_ack();
+    if (!header_.fused) runner().run(plan_);
+    HPCOLL_MPI(MPI_Waitall, static_cast<int>(side_.size()), side_.data(), MPI_STATUSES_IGNORE);
+    check_ack();
+  }
+  void abandon_messages() noexcept override {
+    for (auto* list : {&requests_, &side_})
+      for (MPI_Request& r : *list)
+        if (r != MPI_REQUEST_NULL) {
+          MPI_Cancel(&r);
+          MPI_Request_free(&r);
+        }
+  }
+
+  rank_set members_;
+  decltype(schedule::automatic::pick(std::declval<const mcast_shape&>(), 0)) plan_;
+  const std::byte* data_;
+  buffers<std::byte> mem_{data_, nullptr, nullptr};
+  mcast_header header_;
+  std::vector<std::byte> message_;
+  mcast_ack ack_;
+  std::vector<step> steps_;
+  std::vector<MPI_Request> requests_, side_;
+  bool plan_done_ = false;
+};
+
+}  // namespace detail
+
+/// hpcoll::Mcast<Schedule, Progress>: multicast from the calling rank (the
+/// master) to a member set. Schedule is schedule::automatic (the dispatcher
+/// prices the candidates as a broadcast among the members; HPCOLL_MCAST
+/// overrides) or one of schedule::candidates<mcast_shape>. The master alone
+/// calls it, so there is no checked mode.
+template <class Schedule = schedule::automatic, progress_policy Progress = progress::manual>
+struct Mcast {
+  using schedule_type = Schedule;
+  static_assert(std::same_as<Schedule, schedule::automatic> ||
+                    decltype(boost::hana::contains(schedule::candidates<mcast_shape>,
+                                                   boost::hana::type_c<Schedule>))::value,
+                "hpcoll: Mcast runs only the schedules of schedule::candidates<mcast_shape> (binomial, "
+                "scatter_ring_allgather, scatter_recursive_doubling_allgather): members learn the schedule from "
+                "the message");
+
+  /// Starts a multicast of `data` to `members` (a set of c.size() ranks
+  /// without the calling rank) and returns at once. `data` must stay valid and
+  /// unchanged until the request completes; the request completes when every
+  /// member has the data (and raises if a member's buffer was too small).
+  template <detail::input_range Data>
+  request operator()(const communicator& c, Data&& data, const rank_set& members) const {
+    detail::check_outlives<Data>();
+    const auto call = prepare(c, data, members);
+    const auto choice = detail::choose<Mcast, Schedule, check::never, Progress::kind>(c, call);
+    const std::size_t index = candidate_index(choice);
+    detail::mcast_channel& ch = c.service<detail::mcast_channel>();
+    int tag = 0;
+    {
+      const std::lock_guard lock(ch.mutex);
+      tag = detail::mcast_data_tag(ch.sent++, c.rank(), c.size(), ch.tag_span);
+    }
+    auto run = std::make_unique<detail::mcast_send>(c, Progress::kind, detail::info_of<decltype(call)>(choice), members,
+                                                    index, reinterpret_cast<const std::byte*>(call.input),
+                                                    call.shape.count * call.shape.elem_size);
+    detail::launch(*run, tag);
+    run->count_run();
+    return request(std::move(run));
+  }
+
+  /// The master's call: its data and the member set.
+  template <detail::input_range Data>
+  static auto prepare(const communicator& c, const Data& data, const rank_set& members) {
+    const auto span = detail::input_span(data);
+    using T = typename decltype(span)::value_type;
+    detail::prepared_call<mcast_shape, T> call{.shape = {c.rank(), c.size(), c.rank(), &members, span.size(), sizeof(T)},
+                                               .input = span.data()};
+    call.args.require(members.size() == c.size(), "the member set is a set of ", members.size(),
+                      " ranks, the communicator has ", c.size());
+    call.args.require(!members.empty(), "the member set is empty");
+    call.args.require(!members.contains(c.rank()), "the master (rank ", c.rank(), ") is in the member set");
+    return call;
+  }
+
+private:
+  /// Members learn the schedule from its position among the candidates.
+  template <class Choice>
+  static std::size_t candidate_index(const Choice& choice) {
+    if constexpr (requires { choice.index; }) {
+      return choice.index;
+    } else {
+      static const std::size_t index = schedule::find_candidate<mcast_shape>(choice.schedule());
+      return index;
+    }
+  }
+};
+
+/// hpcoll::mcast(c, data, members): Mcast<>{}(c, data, members).
+template <class Data>
+request mcast(const communicator& c, Data&& data, const rank_set& members) {
+  return Mcast<>{}(c, std::forward<Data>(data), members);
+}
+
+/// The handle of a multicast receive (hpcoll::mcast_irecv): takes part in the
+/// multicasts reaching this rank whenever it is tested or waited on, and
+/// completes when a multicast has been delivered into its buffer. Move-only;
+/// destroying it while its multicast is in progress waits for it.
+class mcast_receive {
+public:
+  mcast_receive() = default;
+  /// Library internal: posts a receive of `capacity` bytes into `buffer`.
+  mcast_receive(const communicator& c, std::byte* buffer, std::size_t capacity, std::size_t elem_size)
+      : comm_(c), slot_(std::make_unique<detail::mcast_slot>()) {
+    slot_->buffer = buffer;
+    slot_->capacity = capacity;
+    slot_->elem_size = elem_size;
+    with_inbox([&](detail::mcast_inbox& inbox) { inbox.post(*slot_); });
+  }
+  mcast_receive(mcast_receive&&) noexcept = default;
+  mcast_receive& operator=(mcast_receive&& other) noexcept {
+    if (this != &other) {
+      settle();
+      comm_ = std::move(other.comm_);
+      slot_ = std::move(other.slot_);
+    }
+    return *this;
+  }
+  ~mcast_receive() { settle(); }
+
+  /// Whether a receive is posted and not yet completed by test() or wait().
+  bool active() const noexcept { return slot_ != nullptr; }
+
+  /// Takes part in the multicasts in progress; the multicast once one has been
+  /// delivered into the buffer (the receive is then complete), else nullopt.
+  /// A buffer too small for the multicast is an hpcoll::error.
+  std::optional<mcast_info> test() {
+    if (!slot_) throw error("mcast", "", "mcast_receive::test: no receive is posted");
+    bool done = false;
+    with_inbox([&](detail::mcast_inbox& inbox) {
+      inbox.progress();
+      done = slot_->done;
+    });
+    if (!done) return std::nullopt;
+    return complete();
+  }
+  /// Blocks until a multicast has been delivered into the buffer. While no
+  /// multicast is in progress on this rank it waits inside MPI (MPI_Mprobe)
+  /// rather than polling.
+  mcast_info wait() {
+    if (!slot_) throw error("mcast", "", "mcast_receive::wait: no receive is posted");
+    while (true) {
+      bool idle = false, done = false;
+      with_inbox([&](detail::mcast_inbox& inbox) {
+        inbox.progress();
+        done = slot_->done;
+        idle = !done && inbox.idle() && !slot_->matched;
+      });
+      if (idle) {
+        const auto [msg, status] = detail::mcast_inbox::wait_for_header(comm_->service<detail::mcast_channel>().comm);
+        with_inbox([&](detail::mcast_inbox& inbox) {
+          inbox.accept(msg, status);
+          done = slot_->done;
+        });
+      }
+      if (done) return complete();
+      if (!idle) std::this_thread::yield();
+    }
+  }
+
+private:
+  template <class F>
+  void with_inbox(F&& f) const {
+    detail::mcast_channel& ch = comm_->service<detail::mcast_channel>();
+    const std::lock_guard lock(ch.mutex);
+    f(ch.inbox());
+  }
+  mcast_info complete() {
+    std::unique_ptr<detail::mcast_slot> slot = std::move(slot_);
+    if (!slot->problem.empty()) throw error("mcast", "", "mcast_recv: " + slot->problem);
+    return std::move(slot->info);
+  }
+  /// A receive not yet matched is withdrawn; a matched one is driven to its end.
+  void settle() noexcept {
+    if (!slot_) return;
+    try {
+      bool withdrawn = false;
+      with_inbox([&](detail::mcast_inbox& inbox) { withdrawn = inbox.withdraw(*slot_); });
+      if (!withdrawn) wait();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "hpcoll: a multicast receive destroyed before completion failed: %s\n", e.what());
+    }
+    slot_.reset();
+  }
+
+  std::optional<communicator> comm_;
+  std::unique_ptr<detail::mcast_slot> slot_;
+};
+
+/// hpcoll::mcast_irecv(c, buffer): posts a receive for the next multicast to
+/// reach this rank (any master); `buffer` must stay valid until it completes.
+template <detail::output_range Buffer>
+mcast_receive mcast_irecv(const communicator& c, Buffer&& buffer) {
+  detail::check_outlives<Buffer>();
+  const auto span = detail::output_span(buffer);
+  using T = typename decltype(span)::value_type;
+  static_assert(transmittable<T>, "hpcoll: the element type must be trivially copyable");
+  return mcast_receive(c, reinterpret_cast<std::byte*>(span.data()), span.size_bytes(), sizeof(T));
+}
+
+/// hpcoll::mcast_recv(c, buffer): blocks until a multicast reaches this rank
+/// (from any master) and has been received into `buffer`; returns its member
+/// set, element count and master. While it waits, this rank takes part in
+/// every multicast that reaches it.
+template <detail::output_range Buffer>
+mcast_info mcast_recv(const communicator& c, Buffer&& buffer) {
+  const auto span = detail::output_span(buffer);
+  return mcast_irecv(c, span).wait();
+}
+
+/// hpcoll::mcast_try_recv(c, buffer): like mcast_recv when a multicast has
+/// reached this rank (it then takes part until that multicast is delivered,
+/// as MPI_Iprobe followed by MPI_Recv would); std::nullopt at once when none has.
+template <detail::output_range Buffer>
+std::optional<mcast_info> mcast_try_recv(const communicator& c, Buffer&& buffer) {
+  detail::mcast_channel& ch = c.service<detail::mcast_channel>();
+  {
+    const std::lock_guard lock(ch.mutex);
+    detail::mcast_inbox& inbox = ch.inbox();
+    inbox.progress();
+    if (!inbox.has_unmatched()) return std::nullopt;
+  }
+  return mcast_recv(c, buffer);
+}
+
+}  // namespace hpcoll

@@ -1,0 +1,90 @@
+// What a multicast puts on the wire: its header message, its tags, its acks.
+//
+// Every member receives exactly one header message, from its parent in the
+// binomial tree over the members' logical numbers (the lowest member from the
+// master), and forwards it to its children at once. Small multicasts of the
+// binomial schedule carry the data in the header message itself ("fused":
+// one message per hop, as a broadcast on a prepared communicator); the others
+// send the header alone, then run their plan under the multicast's data tag.
+// Acks travel up the same tree under the ack tag (data tag + 1).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "../schedule/binomial.hpp"
+#include "rank_set.hpp"
+
+namespace hpcoll::detail {
+
+/// Header messages use this tag; any source may send one at any time.
+inline constexpr int mcast_header_tag = 0;
+/// The binomial schedule sends up to this many bytes inside the header message.
+inline constexpr std::size_t mcast_fused_limit = 16384;
+
+/// The fixed part of a header message; the member bitmap follows (one word
+/// per 64 ranks of the communicator), then the data when fused.
+struct mcast_header {
+  static constexpr std::uint32_t expected_magic = 0x68706d63;  // "hpmc"
+  std::uint32_t magic = expected_magic;
+  std::uint16_t schedule = 0;  ///< index in schedule::candidates<mcast_shape>
+  std::uint8_t fused = 0;
+  std::uint8_t unused = 0;
+  std::int32_t master = 0;
+  std::int32_t tag = 0;  ///< the multicast's data tag; its ack tag is tag + 1
+  std::uint64_t bytes = 0;
+};
+static_assert(sizeof(mcast_header) == 24);
+
+/// Bytes of a header message before the data, for a communicator of `size` ranks.
+inline std::size_t mcast_prefix_bytes(int size) {
+  return sizeof(mcast_header) + (static_cast<std::size_t>(size) + 63) / 64 * sizeof(rank_set::word);
+}
+
+/// The header message of a multicast: header, bitmap and, when fused, the data.
+inline void pack_mcast_message(std::vector<std::byte>& out, const mcast_header& h, const rank_set& members,
+                               const std::byte* data) {
+  const std::size_t prefix = mcast_prefix_bytes(members.size());
+  out.resize(prefix + (h.fused ? h.bytes : 0));
+  std::memcpy(out.data(), &h, sizeof h);
+  std::memcpy(out.data() + sizeof h, members.words().data(), members.words().size_bytes());
+  if (h.fused && h.bytes) std::memcpy(out.data() + prefix, data, h.bytes);
+}
+
+/// The data tag of a multicast: distinct for the multicasts a master has in
+/// flight, and for different masters, as long as fewer than
+/// (tag_span − 1) / (2 · size) of them overlap at one pair of ranks.
+inline int mcast_data_tag(unsigned long long sequence, int master, int size, int tag_span) {
+  const unsigned long long tags = static_cast<unsigned long long>(tag_span - 1) / 2;
+  return 1 + 2 * static_cast<int>((sequence * static_cast<unsigned long long>(size) +
+                                   static_cast<unsigned long long>(master)) % tags);
+}
+
+/// What a member reports to its parent once its subtree has the data: the
+/// first member whose receive buffer was too small, if any.
+struct mcast_ack {
+  std::int64_t failed_rank = -1;
+  std::int64_t capacity = 0;  ///< that member's receive buffer, in bytes
+
+  bool ok() const { return failed_rank < 0; }
+  void merge(const mcast_ack& child) {
+    if (ok() && !child.ok()) *this = child;
+  }
+};
+inline constexpr int mcast_ack_words = 2;  // travels as two MPI_INT64_T
+
+/// Calls f(rank) for the children of the member with logical number
+/// `position` in the binomial tree over the members (largest subtree first):
+/// the ranks it forwards the header to and hears acks from.
+template <class F>
+void for_each_mcast_child(const rank_set& members, int position, F&& f) {
+  const schedule::binomial::tree t(position, members.count(), 0);
+  for (int i = 0; i < t.levels; ++i) {
+    const int m = t.top_down_mask(i);
+    if (t.sends_down(m)) f(members.member(t.v + m));
+  }
+}
+
+}  // namespace hpcoll::detail

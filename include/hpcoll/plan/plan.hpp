@@ -1,0 +1,95 @@
+// The vocabulary schedules are written in: regions of buffers, steps, rounds.
+//
+// A schedule is a pure description. For one rank of one call it builds a
+// *plan*: a sequence of rounds, each a handful of steps. Plans are read by the
+// MPI executor and the nonblocking operations (exec/), by the cost model
+// (select/cost.hpp), and by the symbolic verifier and the network simulator
+// (analysis/). A plan never touches MPI or user memory, and emitting a round
+// allocates nothing.
+//
+// Round semantics, shared by every executor:
+//   1. post every `recv` and `recv_reduce` of the round (into their landing region);
+//   2. run the local steps (`copy`, `reduce`) in order — they overlap the receives;
+//   3. post every `send`;
+//   4. wait for all of the round's messages;
+//   5. run the reductions of the `recv_reduce` steps, in order.
+// Messages between two ranks match in posting order. Comm steps with an empty
+// region are skipped by both sides. Every rank of a call has the same number of
+// rounds (idle ranks emit nothing), so round i is the same moment on every rank.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+
+namespace hpcoll {
+
+/// The buffers a plan can name. `input` is read-only (it may alias `output` in
+/// the in-place forms); `scratch` belongs to the executor and holds
+/// `plan.scratch_elems()` elements.
+enum class buffer : std::uint8_t { input, output, scratch };
+
+/// `count` elements starting at element `offset` of a buffer.
+struct region {
+  buffer buf = buffer::output;
+  std::size_t offset = 0;
+  std::size_t count = 0;
+
+  constexpr region sub(std::size_t skip, std::size_t n) const { return {buf, offset + skip, n}; }
+  constexpr bool empty() const { return count == 0; }
+  friend constexpr bool operator==(const region&, const region&) = default;
+};
+
+constexpr region in(std::size_t offset, std::size_t count) { return {buffer::input, offset, count}; }
+constexpr region out(std::size_t offset, std::size_t count) { return {buffer::output, offset, count}; }
+constexpr region tmp(std::size_t offset, std::size_t count) { return {buffer::scratch, offset, count}; }
+
+enum class step_kind : std::uint8_t { send, recv, recv_reduce, copy, reduce };
+
+/// One action of a round. Build steps with the named constructors.
+struct step {
+  step_kind kind = step_kind::copy;
+  bool incoming_left = false;  ///< recv_reduce: dst = incoming ⊕ other (else other ⊕ incoming)
+  int peer = -1;               ///< send / recv / recv_reduce: the other rank
+  region a;                    ///< send: source; recv_reduce: landing; copy: source; reduce: left operand
+  region b;                    ///< recv_reduce: other operand; reduce: right operand
+  region dst;                  ///< recv: target; recv_reduce, copy, reduce: destination
+
+  static constexpr step send(int peer, region source) { return {step_kind::send, false, peer, source, {}, {}}; }
+  static constexpr step recv(int peer, region target) { return {step_kind::recv, false, peer, {}, {}, target}; }
+  /// Receive into `landing`; once the round's messages are done,
+  /// dst = incoming ⊕ other (incoming_left) or other ⊕ incoming. `landing` may
+  /// be `dst` itself when `other` is a different region.
+  static constexpr step recv_reduce(int peer, region landing, region other, region dst, bool incoming_left) {
+    return {step_kind::recv_reduce, incoming_left, peer, landing, other, dst};
+  }
+  /// dst = source (a copy of a region onto itself is a no-op).
+  static constexpr step copy(region source, region dst) { return {step_kind::copy, false, -1, source, {}, dst}; }
+  /// dst = left ⊕ right, element-wise; dst may be left or right.
+  static constexpr step reduce(region left, region right, region dst) {
+    return {step_kind::reduce, false, -1, left, right, dst};
+  }
+
+  constexpr bool is_comm() const {
+    return kind == step_kind::send || kind == step_kind::recv || kind == step_kind::recv_reduce;
+  }
+  /// The region a message is received into.
+  constexpr const region& landing() const { return kind == step_kind::recv ? dst : a; }
+};
+
+namespace detail {
+struct ignore_step {
+  constexpr void operator()(const step&) const noexcept {}
+};
+}  // namespace detail
+
+/// What every plan provides. `round(r, emit)` calls `emit(step)` for each step
+/// of round r (0 <= r < rounds()).
+template <class P>
+concept plan = requires(const P& p) {
+  { p.rounds() } -> std::convertible_to<int>;
+  { p.scratch_elems() } -> std::convertible_to<std::size_t>;
+  p.round(0, detail::ignore_step{});
+};
+
+}  // namespace hpcoll

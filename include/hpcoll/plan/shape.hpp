@@ -1,0 +1,206 @@
+// Shapes: what a schedule needs to know about one rank's part in one call
+// (who, how many, which root) — never the buffers themselves. Each shape names
+// its collective (`name`, as in errors, tables and HPCOLL_<COLLECTIVE>); the
+// v-collectives' shapes also say how rank q's shape of the same call looks
+// (for_rank) and which of their members point into the caller's memory
+// (caller_spans).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+#include "plan.hpp"
+
+namespace hpcoll {
+
+/// `total` elements cut into `parts` consecutive blocks whose sizes differ by
+/// at most one (the first total % parts blocks are one larger). With total a
+/// multiple of parts this is the uniform layout of the block collectives.
+struct block_layout {
+  std::size_t total = 0;
+  int parts = 1;
+
+  constexpr std::size_t offset(int block) const {
+    const std::size_t q = total / static_cast<std::size_t>(parts);
+    const std::size_t rem = total % static_cast<std::size_t>(parts);
+    const auto b = static_cast<std::size_t>(block);
+    return b * q + std::min(b, rem);
+  }
+  constexpr std::size_t count(int block) const { return offset(block + 1) - offset(block); }
+  /// Elements of blocks [first, last).
+  constexpr std::size_t count(int first, int last) const { return offset(last) - offset(first); }
+  /// Blocks [first, last) of a buffer whose block 0 starts at `base`.
+  constexpr region blocks(buffer buf, std::size_t base, int first, int last) const {
+    return {buf, base + offset(first), count(first, last)};
+  }
+};
+
+// ---- Collective shapes: one per user-facing collective -------------------
+
+struct bcast_shape {
+  static constexpr std::string_view name = "bcast";
+  int rank, size, root;
+  std::size_t count;  ///< elements of the buffer (`output` on every rank)
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input: count; output: count at the root (empty elsewhere).
+struct reduce_shape {
+  static constexpr std::string_view name = "reduce";
+  int rank, size, root;
+  std::size_t count;
+  bool commutative = true;
+  bool in_place = false;  ///< root only: input aliases output
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input, output: count.
+struct allreduce_shape {
+  static constexpr std::string_view name = "allreduce";
+  int rank, size;
+  std::size_t count;
+  bool commutative = true;
+  bool in_place = false;      ///< input aliases output
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input: count; output: size*count at the root.
+struct gather_shape {
+  static constexpr std::string_view name = "gather";
+  int rank, size, root;
+  std::size_t count;
+  bool in_place = false;  ///< root only: input aliases output block `root`
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input: send_count; output at the root: counts[i] elements at displs[i].
+struct gatherv_shape {
+  static constexpr std::string_view name = "gatherv";
+  int rank, size, root;
+  std::size_t send_count;
+  std::span<const std::size_t> counts;  ///< significant at the root only
+  std::span<const std::size_t> displs;  ///< significant at the root only
+  bool in_place = false;                ///< root only: input aliases its own block
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input: size*count at the root; output: count.
+struct scatter_shape {
+  static constexpr std::string_view name = "scatter";
+  int rank, size, root;
+  std::size_t count;
+  bool in_place = false;  ///< root only: output aliases input block `root`
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input: count; output: size*count.
+struct allgather_shape {
+  static constexpr std::string_view name = "allgather";
+  int rank, size;
+  std::size_t count;
+  bool in_place = false;  ///< input aliases output block `rank`
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input: size*count; output: count (block `rank` of the reduction).
+struct reduce_scatter_block_shape {
+  static constexpr std::string_view name = "reduce_scatter_block";
+  int rank, size;
+  std::size_t count;
+  bool commutative = true;
+  bool in_place = false;      ///< input aliases output, which then holds size*count
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// input, output: size*count; block j of input goes to rank j.
+struct alltoall_shape {
+  static constexpr std::string_view name = "alltoall";
+  int rank, size;
+  std::size_t count;
+  bool in_place = false;  ///< input aliases output
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+/// Block j of input (send_counts[j] at send_displs[j]) goes to rank j; block i
+/// of output (recv_counts[i] at recv_displs[i]) comes from rank i.
+struct alltoallv_shape {
+  static constexpr std::string_view name = "alltoallv";
+  int rank, size;
+  std::span<const std::size_t> send_counts, send_displs, recv_counts, recv_displs;
+  bool in_place = false;  ///< input aliases output (send_* describe output too)
+  std::size_t elem_size = 1;  ///< bytes per element
+};
+
+// ---- Phase shapes: the building blocks composite schedules are made of ----
+// Ranks are taken relative to `root` (virtual rank v = (rank - root) mod size)
+// and block v of `layout` belongs to virtual rank v.
+
+/// Before: virtual rank v holds block v in `data` (at `base` + layout offset).
+/// After: every rank holds every block there.
+struct allgather_phase {
+  static constexpr std::string_view name = "allgather_phase";
+  int rank, size, root;
+  block_layout layout;
+  buffer data;
+  std::size_t base;
+  std::size_t scratch_base;  ///< first scratch element the phase may use
+  /// Where this rank's own block may also be read, when it was just copied
+  /// into `data` (empty: only in `data`). Sending a block straight from the
+  /// user's input avoids the receiver pulling cache lines this core has just
+  /// dirtied: at np = 2 and 32 KiB blocks that halves the allgather's time.
+  region own{};
+
+  /// The region to send this rank's block alone from.
+  constexpr region own_block(int v) const { return own.empty() ? layout.blocks(data, base, v, v + 1) : own; }
+};
+/// Before: every rank holds all blocks of its contribution in `source`.
+/// After: rank v holds block v of the reduction in `acc` (at `acc_base` +
+/// layout offset). `acc` may be the same memory as `source` (source_aliases_acc).
+struct reduce_scatter_phase {
+  static constexpr std::string_view name = "reduce_scatter_phase";
+  int rank, size;
+  block_layout layout;
+  buffer source;
+  std::size_t source_base;
+  buffer acc;
+  std::size_t acc_base;
+  std::size_t scratch_base;
+  bool commutative = true;
+  bool source_aliases_acc = false;
+  std::size_t elem_size = 1;
+};
+/// Before: the root holds every block in `data`. After: virtual rank v holds
+/// block v there.
+struct scatter_phase {
+  static constexpr std::string_view name = "scatter_phase";
+  int rank, size, root;
+  block_layout layout;
+  buffer data;
+  std::size_t base;
+  std::size_t scratch_base;
+};
+
+// ---- Per-rank views ----------------------------------------------------------
+
+/// Rank q's shape of the call that `s` (any rank's shape) describes. Only a
+/// gatherv shape differs beyond its rank: it must carry the root's counts, and
+/// rank q then sends counts[q]. An alltoallv shape is taken as the pattern of
+/// every rank.
+template <class Shape>
+constexpr Shape for_rank(Shape s, int q) {
+  s.rank = q;
+  return s;
+}
+constexpr gatherv_shape for_rank(gatherv_shape s, int q) {
+  s.rank = q;
+  if (s.counts.size() == static_cast<std::size_t>(s.size)) s.send_count = s.counts[static_cast<std::size_t>(q)];
+  return s;
+}
+
+/// The members of a shape that point into the caller's memory, as (counts,
+/// displacements) pairs: a request, which outlives the call that made it,
+/// keeps copies of what they point to.
+template <class Shape>
+constexpr std::array<std::span<const std::size_t>*, 0> caller_spans(Shape&) {
+  return {};
+}
+constexpr std::array<std::span<const std::size_t>*, 2> caller_spans(gatherv_shape& s) { return {&s.counts, &s.displs}; }
+constexpr std::array<std::span<const std::size_t>*, 4> caller_spans(alltoallv_shape& s) {
+  return {&s.send_counts, &s.send_displs, &s.recv_counts, &s.recv_displs};
+}
+
+}  // namespace hpcoll

@@ -1,0 +1,208 @@
+// The runtime dispatcher behind schedule::automatic (and so behind the free
+// functions): per call class it prices every candidate schedule with the cost
+// model, lets a measured tuning table or an environment variable overrule the
+// model, remembers the decision per communicator and can explain it.
+//
+// Precedence: the template argument (a named schedule never reaches the
+// dispatcher) > HPCOLL_<COLLECTIVE>=<schedule> > the tuning table
+// ($HPCOLL_TUNING) > the cost model with the machine file
+// (select/machine_file.hpp). A choice that cannot serve the call (a schedule
+// that needs a commutative op, for a non-commutative one) is an hpcoll::error
+// naming where the choice came from, never a silent replacement.
+//
+// Every rank of a call must reach the same decision, so decisions only read
+// what every rank knows alike: the collective, the communicator size, the
+// root, the element size, the op and — except for gatherv and alltoallv, whose
+// per-rank counts no rank knows in full — the message size. The rooted
+// collectives are priced without their root-only in-place flag.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../communicator.hpp"
+#include "../environment.hpp"
+#include "../error.hpp"
+#include "../plan/shape.hpp"
+#include "cost.hpp"
+#include "decisions.hpp"
+#include "machine_file.hpp"
+#include "traits.hpp"
+#include "tuning.hpp"
+
+namespace hpcoll {
+
+/// One candidate of a decision.
+struct candidate_estimate {
+  std::string schedule;
+  double predicted_seconds = 0;
+  bool valid = true;  ///< false: cannot serve this call (needs a commutative op)
+};
+
+/// What the dispatcher decided for a call, and why.
+struct decision {
+  std::string collective;
+  int ranks = 0;
+  std::uint64_t bytes = 0;  ///< the size the choice was made for (nominal for gatherv/alltoallv)
+  std::string reduction;    ///< "sum/int32", or empty when no op is involved
+  std::string machine_source;
+  std::vector<candidate_estimate> candidates;
+  std::size_t model_choice = 0;  ///< the cheapest valid candidate by the model
+  std::size_t choice = 0;        ///< the one that runs
+  std::string reason;            ///< "model", "HPCOLL_ALLREDUCE=ring", "tuning table ... entry 3 (...)"
+
+  const std::string& schedule() const { return candidates[choice].schedule; }
+
+  /// A few lines: the call, every candidate's predicted time, the choice and its reason.
+  std::string to_string() const {
+    std::string o = "hpcoll: " + collective + ", " + std::to_string(ranks) + " ranks, " + std::to_string(bytes) + " bytes";
+    if (!reduction.empty()) o += " (" + reduction + ')';
+    o += ", machine: " + machine_source + '\n';
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      const auto& c = candidates[i];
+      char line[160];
+      if (c.valid)
+        std::snprintf(line, sizeof line, "  %c %-62s %12.2f us\n", i == choice ? '>' : ' ', c.schedule.c_str(),
+                      c.predicted_seconds * 1e6);
+      else
+        std::snprintf(line, sizeof line, "    %-62s   (needs a commutative op)\n", c.schedule.c_str());
+      o += line;
+    }
+    o += "  -> " + schedule() + ": " + reason;
+    if (choice != model_choice) o += " (the model would choose " + candidates[model_choice].schedule + ')';
+    o += '\n';
+    return o;
+  }
+};
+
+namespace detail {
+
+template <class Shape>
+bool commutative_call(const Shape& s) {
+  if constexpr (requires { s.commutative; }) return s.commutative;
+  else return true;
+}
+
+/// HPCOLL_ALLREDUCE for allreduce, and so on.
+template <class Shape>
+std::string override_variable() {
+  std::string name = "HPCOLL_";
+  for (char ch : Shape::name) name += static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
+  return name;
+}
+
+}  // namespace detail
+
+/// The decision for a call on a given machine, tuning table (may be null) and
+/// override (the value of HPCOLL_<COLLECTIVE>; null or empty: none). Pure:
+/// the same arguments give the same decision on every rank.
+template <dispatchable Shape>
+decision decide(const Shape& call, const machine& m, const tuning_table* table, const char* override_value,
+                std::string_view reduction = {}, std::string_view machine_source = "given") {
+  constexpr std::string_view coll = Shape::name;
+  decision d;
+  d.collective = coll;
+  d.ranks = call.size;
+  d.bytes = message_bytes(call);
+  d.reduction = reduction;
+  d.machine_source = machine_source;
+  const bool commutative = detail::commutative_call(call);
+  with_common_shape(call, [&](const Shape& s) {
+    schedule::for_each_candidate<Shape>([&](auto type, std::size_t i) {
+      using S = typename decltype(type)::type;
+      candidate_estimate c;
+      c.schedule = schedule::candidate_names<Shape>()[i];
+      c.valid = commutative || !requires_commutative<S, Shape>;
+      if (c.valid) c.predicted_seconds = predict_sampled<S>(priced_shape(s), m).seconds;
+      d.candidates.push_back(std::move(c));
+    });
+  });
+  d.model_choice = d.candidates.size();
+  for (std::size_t i = 0; i < d.candidates.size(); ++i)
+    if (d.candidates[i].valid &&
+        (d.model_choice == d.candidates.size() ||
+         d.candidates[i].predicted_seconds < d.candidates[d.model_choice].predicted_seconds))
+      d.model_choice = i;
+  d.choice = d.model_choice;
+  d.reason = "model";
+
+  const auto honour = [&](std::size_t index, const std::string& origin) {
+    if (!d.candidates[index].valid)
+      throw error(coll, "automatic",
+                  origin + " chooses " + d.candidates[index].schedule + ", which needs a commutative op");
+    d.choice = index;
+    d.reason = origin;
+  };
+  if (override_value && *override_value) {
+    const std::string origin = detail::override_variable<Shape>() + "=" + override_value;
+    const std::size_t index = schedule::find_candidate<Shape>(override_value);
+    if (index == schedule::candidate_count<Shape>)
+      throw error(coll, "automatic",
+                  origin + " names no schedule of " + std::string(coll) + " (candidates: " +
+                      schedule::candidate_list<Shape>() + ")");
+    honour(index, origin);
+  } else if (table) {
+    if (const tuning_entry* e = table->find(coll, call.size, d.bytes))
+      honour(e->candidate, "tuning table " + table->source + ", " + e->describe());
+  }
+  return d;
+}
+
+namespace detail {
+
+template <class Op, class T>
+inline constexpr char reduction_tag = 0;
+
+/// Quarter-octave size classes: calls within ~19% of each other share a decision.
+inline int size_class(std::uint64_t bytes) {
+  if (bytes == 0) return 0;
+  const int w = std::bit_width(bytes);
+  const int quarter = w >= 3 ? static_cast<int>((bytes >> (w - 3)) & 3) : 0;
+  return 1 + 4 * w + quarter;
+}
+
+template <dispatchable Shape, class Op, class T>
+decision decide_now(const Shape& call) {
+  const machine_profile& profile = current_machine_profile();
+  const std::string variable = override_variable<Shape>();
+  return decide(call, profile.for_reduction<Op, T>(), current_tuning_table(), std::getenv(variable.c_str()),
+                reduction_key<Op, T>(), profile.source);
+}
+
+/// The candidate index for a call on communicator c: remembered per call
+/// class, decided (and with HPCOLL_VERBOSE explained by rank 0) on first use.
+template <dispatchable Shape, class Op, class T>
+std::size_t dispatch(const communicator& c, const Shape& call) {
+  // message_bytes is the same on every rank (gatherv and alltoallv: nominal).
+  const dispatch_key key{&Shape::name, size_class(message_bytes(call)), group_size(call),
+                         commutative_call(call), common_in_place(call), call.elem_size, &reduction_tag<Op, T>};
+  dispatch_decisions& cache = c.service<dispatch_decisions>();
+  if (const auto known = cache.find(key)) return *known;
+  const decision d = decide_now<Shape, Op, T>(call);
+  if (verbose() && c.rank() == 0) std::fputs(d.to_string().c_str(), stderr);
+  cache.remember(key, d.choice);
+  return d.choice;
+}
+
+}  // namespace detail
+
+/// What the dispatcher would choose for a call of this shape with op Op on
+/// elements T, and why (the same decision the free functions make, from the
+/// current machine file, tuning table and environment).
+///   hpcoll::explain<hpcoll::op::sum, double>(hpcoll::allreduce_shape{c.rank(), c.size(), n}).to_string()
+/// With T given, the shape's element size is sizeof(T).
+template <class Op = void, class T = void, dispatchable Shape>
+decision explain(Shape call) {
+  if constexpr (!std::is_void_v<T>) call.elem_size = sizeof(T);
+  return detail::decide_now<Shape, Op, T>(call);
+}
+
+}  // namespace hpcoll

@@ -1,0 +1,66 @@
+// How a collective turns its Schedule template argument into the plan of a
+// call: the schedule policy chooses (once per call), then builds the plan
+// (once per run, or once for a persistent request).
+//
+//   schedule_policy<S>::check<Shape, Commutative>();              compile-time checks
+//   auto choice = schedule_policy<S>::choose<Op, T>(c, shape);     which schedule runs (may throw)
+//   choice.schedule(), choice.dispatched                           its name, how it was chosen
+//   choice.plan(shape)                                             the plan of this rank
+//
+// A schedule named at compile time chooses itself (the primary template,
+// here: nothing of the dispatcher is compiled). schedule::automatic chooses
+// at run time; its specialisation lives with it in select/automatic.hpp,
+// which the free functions' headers include.
+#pragma once
+
+#include <string>
+
+#include "../communicator.hpp"
+#include "../plan/plan_for.hpp"
+#include "../schedule/properties.hpp"
+
+namespace hpcoll {
+
+namespace schedule {
+/// The schedule of the free functions: the dispatcher chooses one of the
+/// collective's candidates per call. Defined in <hpcoll/select/automatic.hpp>
+/// (included by <hpcoll/hpcoll.hpp> and the top-level collective headers).
+struct automatic;
+}  // namespace schedule
+
+/// The schedule policy of S; see the top of this file.
+template <class S>
+struct schedule_policy {
+  template <class Shape, bool Commutative>
+  static constexpr void check() {
+    static_assert(serves<S, Shape>,
+                  "hpcoll: the schedule does not serve this collective (see the schedule table in README.md)");
+    if constexpr (serves<S, Shape>)
+      static_assert(Commutative || !requires_commutative<S, Shape>,
+                    "hpcoll: the schedule requires a commutative op for this collective; choose an order-preserving "
+                    "schedule (linear, binomial, recursive_doubling) for a non-commutative op");
+  }
+
+  struct choice {
+    static constexpr bool dispatched = false;
+    static const std::string& schedule() {
+      static const std::string name = schedule_name<S>();
+      return name;
+    }
+    template <class Shape>
+    static constexpr auto plan(const Shape& s) {
+      return plan_for<S>(s);
+    }
+  };
+
+  template <class Op, class T, class Shape>
+  static choice choose(const communicator&, const Shape&) {
+    return {};
+  }
+};
+
+/// Defined in <hpcoll/select/automatic.hpp>: using the default schedule needs it.
+template <>
+struct schedule_policy<schedule::automatic>;
+
+}  // namespace hpcoll

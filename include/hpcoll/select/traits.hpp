@@ -1,0 +1,263 @@
+// What the selection layer knows of each collective, in one traits class per
+// collective shape: the schedules the dispatcher chooses among (and the
+// benchmark suite measures), how the size of a call is stated, and what every
+// rank of a call can price alike.
+//
+//   template <> struct collective_traits<allreduce_shape> {
+//     static constexpr auto candidates = hana::tuple_t<ring, ...>;   // required
+//     static constexpr message_size size = message_size::vector;     // default: all_blocks
+//     static priced_shape priced(const allreduce_shape&);              // default: the shape itself
+//     static int group(const allreduce_shape&);                        // default: 0, every rank
+//   };
+//
+// The readers below apply the defaults; the dispatcher, the tuning tables,
+// the cost-model tests and the benchmark suite read the traits only through
+// them. The multicast's specialisation lives with the multicast (mcast/shape.hpp).
+#pragma once
+
+#include <boost/hana/size.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/hana/type.hpp>
+#include <boost/hana/unpack.hpp>
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../plan/shape.hpp"
+#include "../schedule/all.hpp"
+#include "../schedule/properties.hpp"
+
+namespace hpcoll {
+
+/// How the size of a call is stated in tables, explanations and benchmark
+/// rows (NCCL's convention), and so which calls share a decision.
+enum class message_size : std::uint8_t {
+  vector,     ///< the vector every rank holds (bcast, reduce, allreduce, mcast)
+  all_blocks, ///< the whole p-block buffer (gather, scatter, allgather, ...)
+  per_rank,   ///< counts differ per rank and no rank knows them all (gatherv,
+              ///< alltoallv): chosen per communicator size only
+};
+
+/// The selection traits of the collective Shape describes (see the top of
+/// this file). Specialised for every collective the dispatcher serves.
+template <class Shape>
+struct collective_traits {};
+
+namespace hana = boost::hana;
+
+template <>
+struct collective_traits<bcast_shape> {
+  static constexpr auto candidates =
+      hana::tuple_t<schedule::binomial, schedule::linear, schedule::scatter_ring_allgather,
+                    schedule::scatter_recursive_doubling_allgather>;
+  static constexpr message_size size = message_size::vector;
+};
+template <>
+struct collective_traits<reduce_shape> {
+  static constexpr auto candidates = hana::tuple_t<schedule::binomial, schedule::linear>;
+  static constexpr message_size size = message_size::vector;
+};
+template <>
+struct collective_traits<allreduce_shape> {
+  static constexpr auto candidates =
+      hana::tuple_t<schedule::recursive_doubling, schedule::ring, schedule::segmented_ring<>, schedule::rabenseifner,
+                    schedule::linear, schedule::reduce_bcast<schedule::binomial, schedule::binomial>>;
+  static constexpr message_size size = message_size::vector;
+};
+template <>
+struct collective_traits<gather_shape> {
+  static constexpr auto candidates = hana::tuple_t<schedule::binomial, schedule::linear, schedule::linear_sync<8>>;
+};
+template <>
+struct collective_traits<gatherv_shape> {
+  static constexpr auto candidates = hana::tuple_t<schedule::linear, schedule::linear_sync<8>>;
+  static constexpr message_size size = message_size::per_rank;
+};
+template <>
+struct collective_traits<scatter_shape> {
+  static constexpr auto candidates = hana::tuple_t<schedule::binomial, schedule::linear, schedule::linear_sync<8>>;
+};
+template <>
+struct collective_traits<allgather_shape> {
+  static constexpr auto candidates =
+      hana::tuple_t<schedule::recursive_doubling, schedule::bruck, schedule::ring, schedule::linear>;
+};
+template <>
+struct collective_traits<reduce_scatter_block_shape> {
+  static constexpr auto candidates =
+      hana::tuple_t<schedule::recursive_halving, schedule::ring, schedule::segmented_ring<>, schedule::linear>;
+};
+template <>
+struct collective_traits<alltoall_shape> {
+  static constexpr auto candidates =
+      hana::tuple_t<schedule::bruck, schedule::linear, schedule::linear_sync<8>, schedule::pairwise>;
+};
+template <>
+struct collective_traits<alltoallv_shape> {
+  static constexpr auto candidates = hana::tuple_t<schedule::linear, schedule::linear_sync<8>, schedule::pairwise>;
+  static constexpr message_size size = message_size::per_rank;
+};
+
+/// The collectives of this header, in the order tables and reports list them.
+inline constexpr auto collective_shapes =
+    hana::tuple_t<bcast_shape, reduce_shape, allreduce_shape, gather_shape, gatherv_shape, scatter_shape,
+                  allgather_shape, reduce_scatter_block_shape, alltoall_shape, alltoallv_shape>;
+
+/// Shapes of the collectives the dispatcher serves.
+template <class Shape>
+concept dispatchable = requires { collective_traits<Shape>::candidates; };
+
+// ---- Readers, with the defaults ------------------------------------------------
+
+template <dispatchable Shape>
+inline constexpr message_size size_rule = [] {
+  if constexpr (requires { collective_traits<Shape>::size; }) return collective_traits<Shape>::size;
+  else return message_size::all_blocks;
+}();
+
+/// gatherv and alltoallv are priced as if every block held this many bytes.
+inline constexpr std::uint64_t nominal_block_bytes = 4096;
+
+/// The message size of a call as tables and explanations state it (see
+/// message_size); the same on every rank of a call.
+template <dispatchable Shape>
+std::uint64_t message_bytes(const Shape& s) {
+  if constexpr (size_rule<Shape> == message_size::vector)
+    return s.count * s.elem_size;
+  else if constexpr (size_rule<Shape> == message_size::all_blocks)
+    return s.count * s.elem_size * static_cast<std::uint64_t>(s.size);
+  else
+    return nominal_block_bytes * static_cast<std::uint64_t>(s.size);
+}
+
+/// The in-place flag every rank of a call has alike: a rooted collective's
+/// flag is the root's alone, and per-rank collectives are priced out of place.
+template <dispatchable Shape>
+bool common_in_place(const Shape& call) {
+  if constexpr (requires { call.root; } || size_rule<Shape> == message_size::per_rank ||
+                !requires { call.in_place; })
+    return false;
+  else
+    return call.in_place;
+}
+
+/// Calls f with the shape every rank of a call prices alike: its own with the
+/// common in-place flag, or for per-rank collectives every block
+/// nominal_block_bytes long (counts and displacements live during the call).
+template <dispatchable Shape, class F>
+decltype(auto) with_common_shape(const Shape& call, F&& f) {
+  Shape s = call;
+  if constexpr (requires { s.in_place; }) s.in_place = common_in_place(call);
+  if constexpr (size_rule<Shape> == message_size::per_rank) {
+    const std::size_t n = std::max<std::size_t>(1, nominal_block_bytes / call.elem_size);
+    std::vector<std::size_t> counts(static_cast<std::size_t>(call.size), n), displs(counts.size());
+    for (std::size_t i = 0; i < displs.size(); ++i) displs[i] = i * n;
+    std::size_t i = 0;
+    for (std::span<const std::size_t>* member : caller_spans(s)) *member = i++ % 2 == 0 ? counts : displs;
+    if constexpr (requires { s.send_count; }) s.send_count = n;
+    return f(static_cast<const Shape&>(s));
+  } else {
+    return f(static_cast<const Shape&>(s));
+  }
+}
+
+/// The shape a candidate is priced on (a multicast: the broadcast among its
+/// members, the master's hop being the same for every candidate).
+template <dispatchable Shape>
+auto priced_shape(const Shape& s) {
+  if constexpr (requires { collective_traits<Shape>::priced(s); }) return collective_traits<Shape>::priced(s);
+  else return s;
+}
+
+/// Ranks taking part in a call when not all do (a multicast's members), else 0.
+template <dispatchable Shape>
+int group_size(const Shape& s) {
+  if constexpr (requires { collective_traits<Shape>::group(s); }) return collective_traits<Shape>::group(s);
+  else return 0;
+}
+
+// ---- Candidates by position and by name -------------------------------------------
+
+namespace schedule {
+
+/// candidates<Shape>: a boost::hana tuple of the schedule types the
+/// dispatcher chooses among for the collective of Shape.
+template <dispatchable Shape>
+inline constexpr auto candidates = collective_traits<Shape>::candidates;
+
+template <dispatchable Shape>
+inline constexpr std::size_t candidate_count = decltype(hana::size(candidates<Shape>))::value;
+
+/// Calls f(hana::type_c<S>, i) for the i-th candidate S of Shape.
+template <dispatchable Shape, class F>
+constexpr void for_each_candidate(F&& f) {
+  hana::unpack(candidates<Shape>, [&](auto... types) {
+    std::size_t i = 0;
+    (f(types, i++), ...);
+  });
+}
+
+/// The names of Shape's candidates, in order.
+template <dispatchable Shape>
+const std::string* candidate_names() {
+  static const auto names = hana::unpack(candidates<Shape>, [](auto... types) {
+    return std::array<std::string, sizeof...(types)>{schedule_name<typename decltype(types)::type>()...};
+  });
+  return names.data();
+}
+
+/// "binomial, linear, ...": the candidates of Shape, for error messages.
+template <dispatchable Shape>
+std::string candidate_list() {
+  std::string names;
+  for (std::size_t i = 0; i < candidate_count<Shape>; ++i) names += (i ? ", " : "") + candidate_names<Shape>()[i];
+  return names;
+}
+
+namespace names {
+inline std::string without_spaces(std::string_view s) {
+  std::string out;
+  for (char ch : s)
+    if (ch != ' ') out += ch;
+  return out;
+}
+/// The short names users type for the composites that have one.
+inline std::string expand_alias(const std::string& name) {
+  if (name == "rabenseifner") return "reduce_scatter_allgather<recursive_halving,recursive_doubling>";
+  if (name == "scatter_ring_allgather") return "scatter_allgather<binomial,ring>";
+  if (name == "scatter_recursive_doubling_allgather") return "scatter_allgather<binomial,recursive_doubling>";
+  return name;
+}
+}  // namespace names
+
+/// The index of the candidate of Shape that `name` designates, or
+/// candidate_count<Shape> when none does. Accepted: the full name
+/// (schedule_name, spaces optional), an alias (rabenseifner,
+/// scatter_ring_allgather, scatter_recursive_doubling_allgather), or a name
+/// without template arguments when one candidate alone has it
+/// ("segmented_ring" for segmented_ring<65536>).
+template <dispatchable Shape>
+std::size_t find_candidate(std::string_view name) {
+  constexpr std::size_t n = candidate_count<Shape>;
+  const std::string wanted = names::expand_alias(names::without_spaces(name));
+  const std::string* all = candidate_names<Shape>();
+  for (std::size_t i = 0; i < n; ++i)
+    if (names::without_spaces(all[i]) == wanted) return i;
+  std::size_t found = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string base = all[i].substr(0, all[i].find('<'));
+    if (base == wanted) {
+      if (found != n) return n;  // ambiguous
+      found = i;
+    }
+  }
+  return found;
+}
+
+}  // namespace schedule
+
+}  // namespace hpcoll
