@@ -10,10 +10,11 @@
 #       One more ctest case running an existing test executable under mpiexec
 #       (other arguments or environment variables). Label "mpi".
 #
-#   hpcoll_test(NAME <name> SOURCES <src>... [CASES <case>...] [LIBRARIES <lib>...] [TIMEOUT <s>]
-#               [LABELS <l>...] [ARGS <arg>...])
-#       Plain doctest executable test_<name> (doctest's own main), one ctest
-#       case <name>. Label "unit".
+#   hpcoll_test(NAME <name> SOURCES <src>... [LIBRARIES <lib>...] [TIMEOUT <s>])
+#       Plain doctest executable test_<name> (doctest's own main); one ctest
+#       case per doctest test case, discovered from the executable when it is
+#       built (doctest_discover_tests), so no list of names is kept here.
+#       Label "unit".
 #
 #   hpcoll_compile_fail_test(NAME <name> SOURCE <file> REGEX <regex>
 #                            [LIBRARIES <lib>...] [TIMEOUT <s>])
@@ -25,6 +26,13 @@
 #                              [TIMEOUT <s>] [LABELS <l>...])
 #       ctest case <test> that passes iff <cmd> exits nonzero AND its output
 #       matches <regex> (used by the harness failure-propagation self-test).
+#
+#   hpcoll_header_checks()
+#       ctest case headers.self_contained: builds hpcoll_header_check, one
+#       translation unit per public header that includes it (twice) and
+#       nothing else, with -Wall -Wextra -Wpedantic -Werror. And the target
+#       hpcoll_layering, part of every build: cmake/hpcollLayers.cmake fails
+#       the build when a lower layer includes a higher one.
 #
 #   hpcoll_package_test()
 #       ctest case package.find_package: installs this build tree into
@@ -44,6 +52,7 @@ cmake_path(GET _HPCOLL_CMAKE_DIR PARENT_PATH _HPCOLL_ROOT_DIR)
 set(HPCOLL_TEST_SUPPORT_DIR "${_HPCOLL_ROOT_DIR}/tests/support")
 
 find_package(doctest REQUIRED)
+include(doctest)  # doctest_discover_tests
 if(NOT TARGET MPI::MPI_CXX)
   find_package(MPI REQUIRED COMPONENTS CXX)
 endif()
@@ -183,7 +192,7 @@ endfunction()
 
 # --- hpcoll_test ------------------------------------------------------------------
 function(hpcoll_test)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TIMEOUT" "SOURCES;LIBRARIES;LABELS;ARGS;CASES")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TIMEOUT" "SOURCES;LIBRARIES")
   if(NOT arg_NAME OR NOT arg_SOURCES)
     message(FATAL_ERROR "hpcoll_test: NAME and SOURCES are required")
   endif()
@@ -198,23 +207,10 @@ function(hpcoll_test)
   set(target test_${arg_NAME})
   add_executable(${target} ${arg_SOURCES})
   target_link_libraries(${target} PRIVATE hpcoll_doctest_main hpcoll_test_options ${arg_LIBRARIES})
-  set(labels unit ${arg_LABELS})
-  # With CASES, one ctest case <name>.<case> per doctest test case
-  # "<name>.<case>", so ctest -j spreads a long suite over the cores.
-  set(tests)
-  if(arg_CASES)
-    foreach(case IN LISTS arg_CASES)
-      add_test(NAME ${arg_NAME}.${case} COMMAND ${target} --test-case=${arg_NAME}.${case} ${arg_ARGS})
-      list(APPEND tests ${arg_NAME}.${case})
-    endforeach()
-  else()
-    add_test(NAME ${arg_NAME} COMMAND ${target} ${arg_ARGS})
-    set(tests ${arg_NAME})
-  endif()
-  set_tests_properties(${tests} PROPERTIES
-    TIMEOUT ${arg_TIMEOUT}
-    LABELS "${labels}"
-    ENVIRONMENT "${HPCOLL_MPIEXEC_ENV}")
+  # The ctest names are the doctest names ("verify.bcast"), so ctest -j
+  # spreads a long suite over the cores. (PROPERTIES reach every test as a
+  # flat list: one label only.)
+  doctest_discover_tests(${target} PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS unit)
 endfunction()
 
 # --- hpcoll_compile_fail_test ---------------------------------------------------------
@@ -278,6 +274,41 @@ function(hpcoll_expect_failure_test)
   endif()
   _hpcoll_add_expect_failure(${arg_NAME} "${arg_COMMAND}" "${arg_REGEX}" "${arg_NAME}"
                              ${arg_TIMEOUT} "${arg_LABELS}")
+endfunction()
+
+# --- hpcoll_header_checks -------------------------------------------------------------
+function(hpcoll_header_checks)
+  set(include_dir "${_HPCOLL_ROOT_DIR}/include")
+  file(GLOB_RECURSE headers CONFIGURE_DEPENDS RELATIVE "${include_dir}" "${include_dir}/hpcoll/*.hpp")
+  file(GLOB_RECURSE old_paths CONFIGURE_DEPENDS RELATIVE "${include_dir}/hpcoll-compat"
+       "${include_dir}/hpcoll-compat/hpcoll/*.hpp")
+  set(sources "")
+  foreach(header IN LISTS headers old_paths)
+    string(MAKE_C_IDENTIFIER "${header}" name)
+    set(source "${CMAKE_CURRENT_BINARY_DIR}/headers/${name}.cpp")
+    # Twice: the second inclusion must be a no-op (#pragma once).
+    file(CONFIGURE OUTPUT "${source}" CONTENT "#include <${header}>\n#include <${header}>\n" @ONLY)
+    list(APPEND sources "${source}")
+  endforeach()
+  add_library(hpcoll_header_check OBJECT EXCLUDE_FROM_ALL ${sources})
+  target_link_libraries(hpcoll_header_check PRIVATE hpcoll::hpcoll)
+  if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    # -O0: the check is that each header compiles alone, not how fast its code runs.
+    target_compile_options(hpcoll_header_check PRIVATE -O0 -Wall -Wextra -Wpedantic -Werror)
+  endif()
+  add_test(NAME headers.self_contained
+    COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target hpcoll_header_check)
+  set_tests_properties(headers.self_contained PROPERTIES
+    TIMEOUT 900 LABELS "compile" RESOURCE_LOCK hpcoll_build_tree)
+
+  file(GLOB_RECURSE absolute CONFIGURE_DEPENDS "${include_dir}/hpcoll/*.hpp")
+  set(stamp "${CMAKE_CURRENT_BINARY_DIR}/layering.stamp")
+  add_custom_command(OUTPUT "${stamp}"
+    COMMAND ${CMAKE_COMMAND} "-DHPCOLL_INCLUDE_DIR=${include_dir}/hpcoll" "-DHPCOLL_STAMP=${stamp}"
+            -P "${_HPCOLL_CMAKE_DIR}/hpcollLayers.cmake"
+    DEPENDS ${absolute} "${_HPCOLL_CMAKE_DIR}/hpcollLayers.cmake"
+    COMMENT "Checking the include layering of include/hpcoll")
+  add_custom_target(hpcoll_layering ALL DEPENDS "${stamp}")
 endfunction()
 
 # --- hpcoll_package_test -------------------------------------------------------------

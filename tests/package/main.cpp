@@ -1,4 +1,6 @@
-// Consumer of an installed hpcoll: find_package(hpcoll) + hpcoll::hpcoll.
+// Consumer of an installed hpcoll: find_package(hpcoll) + hpcoll::hpcoll,
+// through the umbrella and through a path of hpcoll 0.1 (a forwarding header).
+#include <hpcoll/bcast.hpp>
 #include <hpcoll/hpcoll.hpp>
 
 #include <mpi.h>
@@ -22,6 +24,9 @@ int main(int argc, char** argv) {
         ++failures;
       }
     }
+    std::vector<int> data(3, c.rank() == 0 ? 7 : 0);
+    hpcoll::bcast(c, data, 0);
+    for (int v : data) failures += v != 7;
   }
   int any = 0;
   MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

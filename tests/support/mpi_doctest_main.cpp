@@ -8,6 +8,8 @@
 // * Rank 0 reports to stdout as usual; the other ranks' doctest output is
 //   captured and only forwarded (prefixed "[rank K] ", in rank order) when that
 //   rank had a failing test case.
+// * A run whose filters (--test-case=...) select no test case fails: a ctest
+//   case naming a test case that was renamed or removed must not pass.
 // * Failures are combined across ranks: the exit code is nonzero on every rank
 //   if any rank failed, and rank 0 prints a closing line
 //       mpi: <N> ranks, all passed
@@ -32,6 +34,7 @@ namespace {
 
 struct session_result {
   bool finished = false;  // test_run_end was reported
+  unsigned test_cases_run = 0;  // passing the filters, not skipped
   unsigned test_cases_failed = 0;
   int asserts_failed = 0;
   bool no_exitcode = false;
@@ -49,6 +52,7 @@ struct mpi_stats_listener final : doctest::IReporter {
   void test_run_start() override {}
   void test_run_end(const doctest::TestRunStats& s) override {
     g_result.finished = true;
+    g_result.test_cases_run = s.numTestCasesPassingFilters;
     g_result.test_cases_failed = s.numTestCasesFailed;
     g_result.asserts_failed = s.numAssertsFailed;
   }
@@ -165,7 +169,9 @@ int main(int argc, char** argv) {
   }
 
   // ---- combine results across ranks ---------------------------------------
-  const bool rank_failed = g_result.test_cases_failed > 0 || session_rc != 0;
+  if (rank == 0 && g_result.test_cases_run == 0)
+    std::cout << "mpi: no test case passes the filters (--test-case, --no-skip): nothing was tested\n";
+  const bool rank_failed = g_result.test_cases_failed > 0 || session_rc != 0 || g_result.test_cases_run == 0;
   int local_failed = rank_failed ? 1 : 0;
 
   int any_failed = 0;

@@ -75,6 +75,9 @@ auto choose(const communicator& c, const Call& call) {
   using T = typename Call::value_type;
   using Op = typename Call::op_type;
   using policy = schedule_policy<S>;
+  static_assert(requires { sizeof(policy); },
+                "hpcoll: the default schedule, schedule::automatic, chooses at run time; include "
+                "<hpcoll/select/automatic.hpp> (or <hpcoll/hpcoll.hpp>) to use it");
   static_assert(transmittable<T>, "hpcoll: the element type must be trivially copyable");
   constexpr bool reduces = !std::is_same_v<Op, no_op>;
   if constexpr (reduces) static_assert(reduction_for<Op, T>, "hpcoll: the op cannot combine two elements of this type");
