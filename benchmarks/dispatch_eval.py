@@ -24,54 +24,35 @@ What it does, in one invocation:
      - against native MPI: geometric mean of dispatched / native per collective and np
        (also the bench's own "default" row, the free function, as a cross-check) and the
        cells where native MPI is more than 10% faster.
---from DIR recomputes the report of an earlier evaluation folder without running anything.
+--from DIR recomputes the report of an earlier evaluation folder without running anything
+(its eval.json's table_path, when relative, is taken from DIR).
 """
 
-import argparse
-import json
 import math
 import os
 import re
 import shlex
-import statistics
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-
-import report  # noqa: E402
-import run_bench  # noqa: E402
-import tune  # noqa: E402
+import bench_common as bc
+from bench_common import f2, fmt_bytes, md_table, us
+import tune  # the tuning step: Bench, run_tune, tuning_step and the bench's defaults
 
 NATIVE_WIN = 1.10  # "native wins" = dispatched / native above this
 WORST_CELLS = 12
-COLLECTIVE_VARS = ["HPCOLL_" + c.upper() for c in report.COLLECTIVE_ORDER]
 
-
-def log(msg):
-    print(f"[hpcoll] tune --evaluate: {msg}", flush=True)
+log = bc.Log("tune --evaluate")
 
 
 # ---------------------------------------------------------------------------
 # Statistics
 
-def percentile(xs, q):
-    """Linear interpolation between order statistics (q in [0, 100])."""
-    xs = sorted(xs)
-    if not xs:
-        return None
-    k = (len(xs) - 1) * q / 100.0
-    lo, hi = math.floor(k), math.ceil(k)
-    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
-
-
 def regret_stats(values):
     if not values:
         return None
-    return {"cells": len(values), "median": statistics.median(values), "p90": percentile(values, 90),
-            "worst": max(values), "geomean": report.geomean(values),
+    return {"cells": len(values), "median": bc.median(values), "p90": bc.percentile(values, 90),
+            "worst": max(values), "geomean": bc.geomean(values),
             "within_5pct": sum(v <= 1.05 for v in values) / len(values),
             "optimal": sum(v <= 1.0 + 1e-12 for v in values) / len(values)}
 
@@ -82,10 +63,10 @@ def accuracy_stats(points):
         return None
     logs = [math.log(p["predicted_s"] / p["measured_s"]) for p in points]
     absl = [abs(x) for x in logs]
-    return {"points": len(points), "median_abs_log": statistics.median(absl),
-            "median_factor": math.exp(statistics.median(absl)),
+    return {"points": len(points), "median_abs_log": bc.median(absl),
+            "median_factor": math.exp(bc.median(absl)),
             "within_2x": sum(a <= math.log(2) + 1e-12 for a in absl) / len(absl),
-            "median_log_bias": statistics.median(logs),  # < 0: the model predicts too little time
+            "median_log_bias": bc.median(logs),  # < 0: the model predicts too little time
             "worst_factor": math.exp(max(absl))}
 
 
@@ -114,8 +95,7 @@ def order_agreement(cells, clear=1.2):
 # Loading an evaluation folder
 
 def load_decisions(path):
-    with open(path) as f:
-        doc = json.load(f)
+    doc = bc.load_json(path)
     rows = {}
     for r in doc.get("rows", []):
         rows[(r["collective"], int(r["bytes"]))] = r
@@ -139,16 +119,19 @@ class Evaluation:
         self.meta = {}
         meta = os.path.join(folder, "eval.json")
         if os.path.exists(meta):
-            with open(meta) as f:
-                self.meta = json.load(f)
+            self.meta = bc.load_json(meta)
         self.model_docs, self.table_docs = {}, {}
         self.model_rows, self.table_rows = {}, {}
         self.table = None
         path = self.meta.get("table_path")
-        if path and os.path.exists(path):
-            with open(path) as f:
-                self.table = json.load(f)
+        if path:
+            path = os.path.join(folder, path)  # a relative table_path is the folder's (an absolute one stays)
+            if os.path.exists(path):
+                self.table = bc.load_json(path)
         bench_files = []
+        self.notes = []
+        # The collectives' order: the decisions files' collective list, then the bench JSON's.
+        self.collective_list = bc.Collectives()
         for name in sorted(os.listdir(folder)):
             m = re.match(r"decisions-(model|table)-np(\d+)\.json$", name)
             if m:
@@ -156,10 +139,15 @@ class Evaluation:
                 n = int(doc.get("np", m.group(2)))
                 (self.model_docs if m.group(1) == "model" else self.table_docs)[n] = doc
                 (self.model_rows if m.group(1) == "model" else self.table_rows)[n] = rows
+                try:
+                    self.collective_list.merge(bc.read_collectives(doc))
+                except ValueError as e:
+                    self.notes.append(f"{name}: {e}")
             elif re.match(r"np\d+\.json$", name):
                 bench_files.append(os.path.join(folder, name))
         self.bench = tune.Bench.load(bench_files)
-        self.notes = []
+        self.collective_list.merge(self.bench.collectives)
+        self.notes += self.bench.list_problems
         self.cells = self._join()
 
     def _join(self):
@@ -216,8 +204,7 @@ class Evaluation:
                 if missing:
                     self.notes.append(f"{collective} np={n} S={size}: no prediction for {', '.join(missing)}")
                 cells.append(cell)
-        order = {c: i for i, c in enumerate(report.COLLECTIVE_ORDER)}
-        cells.sort(key=lambda c: (order.get(c["collective"], 99), c["collective"], c["np"], c["bytes"]))
+        cells.sort(key=lambda c: (self.collective_list.sort_key(c["collective"]), c["np"], c["bytes"]))
         return cells
 
     # -- groupings
@@ -292,7 +279,7 @@ def analyse(ev):
                 continue
             row = {"collective": coll, "np": n, "cells": len(cs)}
             for which in ("model", "table", "default", "best"):
-                row[which] = report.geomean([c[f"{which}_s"] / c["native_s"] for c in cs if c.get(f"{which}_s")])
+                row[which] = bc.geomean([c[f"{which}_s"] / c["native_s"] for c in cs if c.get(f"{which}_s")])
             nat["geomeans"].append(row)
     for c in cells:
         if not c["native_s"]:
@@ -320,26 +307,8 @@ def _cell_summary(c, which):
 # ---------------------------------------------------------------------------
 # Markdown
 
-def us(t):
-    return report.fmt_us(t * 1e6) if t is not None else "—"
-
-
-def f2(x, spec=".2f"):
-    return format(x, spec) if x is not None else "—"
-
-
 def pct(x):
     return f"{100 * x:.0f}%" if x is not None else "—"
-
-
-def md_table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-def size_label(b):
-    return tune.fmt_bytes(b)
 
 
 def markdown(ev, res, pngs):
@@ -365,9 +334,9 @@ def markdown(ev, res, pngs):
         L.append("- Time: " + ", ".join(f"{k} {v:.0f} s" for k, v in meta["seconds"].items()))
     L.append(f"- {len(ev.cells)} cells (collective x np x S); times are per call, slowest rank, µs "
              "(median of the repetitions).")
-    over = [n for n in ev.nps() if run_bench.cores() < n]
+    over = [n for n in ev.nps() if bc.cores() < n]
     if over:
-        L.append(f"- np {', '.join(map(str, over))} run oversubscribed on {run_bench.cores()} cores: read those "
+        L.append(f"- np {', '.join(map(str, over))} run oversubscribed on {bc.cores()} cores: read those "
                  "times as ratios between schedules at the same np.")
     L.append("")
 
@@ -417,7 +386,7 @@ def markdown(ev, res, pngs):
             L.append("")
             rows = []
             for c in cs:
-                r = [size_label(c["bytes"])]
+                r = [fmt_bytes(c["bytes"])]
                 for s in scheds:
                     m = c["measured"].get(s)
                     p = c["predicted"].get(s)
@@ -462,7 +431,7 @@ def markdown(ev, res, pngs):
     for which, title in (("model", "model alone"), ("table", "model + table")):
         L.append(f"### Worst cells, {title}")
         L.append("")
-        rows = [[w["collective"], str(w["np"]), size_label(w["bytes"]), f"`{w['choice']}`", us(w["choice_s"]),
+        rows = [[w["collective"], str(w["np"]), fmt_bytes(w["bytes"]), f"`{w['choice']}`", us(w["choice_s"]),
                  f"`{w['best']}`", us(w["best_s"]), f"{w['regret']:.2f}",
                  f"{us(w['predicted_choice_s'])} / {us(w['predicted_best_s'])}"]
                 for w in reg[which]["worst_cells"]]
@@ -493,7 +462,7 @@ def markdown(ev, res, pngs):
         L.append("Per collective: " + ", ".join(f"{c} {k}" for c, k in counts.items()) + ". Ratios are time / "
                  "native; the fastest hpcoll schedule's ratio shows whether any schedule could have won.")
         L.append("")
-        rows = [[w["collective"], str(w["np"]), size_label(w["bytes"]), us(w["native_s"]),
+        rows = [[w["collective"], str(w["np"]), fmt_bytes(w["bytes"]), us(w["native_s"]),
                  f"`{w['model_choice']}` {f2(w['model_over_native'])}",
                  f"`{w['table_choice']}` {f2(w['table_over_native'])}",
                  f"`{w['best']}` {f2(w['best_over_native'])}"] for w in nat["native_wins"]]
@@ -517,13 +486,13 @@ def markdown(ev, res, pngs):
 # Plots
 
 def plots(ev, res, folder):
-    plt = report.pyplot(log)
+    plt = bc.pyplot(log)
     if plt is None:
         return []
     written = []
     points = res["accuracy"]["points"]
     if points:
-        ncores = run_bench.cores()
+        ncores = bc.cores()
         dedicated = [p for p in points if p["np"] <= ncores]
         panels = ([(f"np ≤ {ncores} (one core per rank)", dedicated)] if dedicated and len(dedicated) < len(points)
                   else []) + [("every np" + (f" (np > {ncores} oversubscribed)" if dedicated != points else ""), points)]
@@ -588,16 +557,10 @@ def plots(ev, res, folder):
 def write_report(folder, no_plots=False):
     ev = Evaluation(folder)
     if not ev.cells:
-        raise SystemExit(f"[hpcoll] tune --evaluate: nothing to evaluate in {folder} (decisions-model-np*.json "
-                         "and np*.json needed)")
+        log.die(f"nothing to evaluate in {folder} (decisions-model-np*.json and np*.json needed)")
     res = analyse(ev)
     pngs = [] if no_plots else [os.path.basename(p) for p in plots(ev, res, folder)]
-    with open(os.path.join(folder, "report.json"), "w") as f:
-        json.dump(res, f, indent=1)
-        f.write("\n")
-    text = markdown(ev, res, pngs)
-    with open(os.path.join(folder, "report.md"), "w") as f:
-        f.write(text + "\n")
+    bc.write_reports(folder, res, markdown(ev, res, pngs))
     return ev, res, pngs
 
 
@@ -644,81 +607,64 @@ class Env:
 
 def decisions_only(runner, np_, out, bench_args, timeout=600):
     """hpcoll_bench --hpcoll_decisions_only at np_ (console output in <out>.log)."""
-    cmd = (["mpiexec", "-n", str(np_)] + runner.flags + [runner.args.binary] + bench_args
-           + ["--hpcoll_decisions_only", f"--hpcoll_decisions_out={out}"])
+    cmd = runner.command(np_, list(bench_args) + ["--hpcoll_decisions_only", f"--hpcoll_decisions_out={out}"])
     env_text = " ".join(f"{k}={shlex.quote(os.environ[k])}" for k in ("HPCOLL_TUNING", "HPCOLL_MACHINE")
                         if k in os.environ)
-    out_log = os.path.splitext(out)[0] + ".log"
-    rc, elapsed = run_bench.run_logged(cmd, out_log, runner.commands, os.path.basename(out), env_text, timeout)
-    if rc != 0 or not os.path.exists(out):
-        log(f"  {os.path.basename(out)}: FAILED (exit {rc}); from {run_bench.show(out_log)}:")
-        with open(out_log) as f:
-            lines = f.readlines()[1:]
-        reasons = [l for l in lines if re.search(r"hpcoll|error|abort", l, re.I)][:6]
-        for text in reasons or lines[-12:]:
-            print("    " + text.rstrip())
-        if os.path.exists(out):
-            os.rename(out, out + ".failed")
-        return False
-    log(f"  {os.path.basename(out)}: {elapsed:.1f} s")
-    return True
+    name = os.path.splitext(os.path.basename(out))[0]
+    return runner.launch(cmd, name, out, env_text, timeout, reasons=r"hpcoll|error|abort")
 
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    ap = argparse.ArgumentParser(prog="./hpcoll tune --evaluate", formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 description=__doc__[__doc__.index("What it does"):])
+    ap = bc.parser("./hpcoll tune --evaluate", __doc__, "What it does")
+    bc.add_run_options(ap, np_help=f"process count (repeatable; default {' '.join(map(str, tune.DEFAULT_NPS))})",
+                       quick_help=f"sizes {tune.QUICK_SIZES} B, min_time {tune.QUICK_MIN_TIME}",
+                       out_help="results folder (default results/dispatch-<UTC>)")
     ap.add_argument("--table", metavar="FILE", help="the tuning table to judge (default: tune first, on a "
                                                     "separate run, into DIR/tune/)")
     ap.add_argument("--machine", metavar="FILE", help="machine file for the cost model (sets HPCOLL_MACHINE)")
-    ap.add_argument("--np", type=int, action="append", metavar="N",
-                    help=f"process count (repeatable; default {' '.join(map(str, tune.DEFAULT_NPS))})")
-    ap.add_argument("--quick", action="store_true", help=f"sizes {tune.QUICK_SIZES} B, min_time {tune.QUICK_MIN_TIME}")
     ap.add_argument("--sizes", metavar="MIN:MAX", help=f"bytes, x4 steps (default {tune.FULL_SIZES})")
     ap.add_argument("--min-time", type=float, metavar="S",
                     help=f"--benchmark_min_time (default {tune.DEFAULT_MIN_TIME}; --quick {tune.QUICK_MIN_TIME})")
     ap.add_argument("--repetitions", type=int, metavar="K", default=tune.DEFAULT_REPETITIONS,
                     help=f"repetitions per row, median used (default {tune.DEFAULT_REPETITIONS})")
     ap.add_argument("--collectives", metavar="a,b", help="only these collectives (default all)")
-    ap.add_argument("--out", metavar="DIR", help="results folder (default results/dispatch-<UTC>)")
-    ap.add_argument("--from", dest="reuse", metavar="DIR", help="recompute the report of an earlier evaluation "
-                                                                "folder; runs nothing")
-    ap.add_argument("--no-plots", action="store_true", help="no PNG")
-    args, extra = tune.parse_runner_args(ap, argv)
-    for name in ("table", "machine", "out", "reuse"):
-        setattr(args, name, tune.from_cwd(args.cwd, getattr(args, name)))
+    bc.add_from_options(ap, "recompute the report of an earlier evaluation folder")
+    args = bc.parse_run_args(ap, argv, "hpcoll_bench", paths=("table", "machine", "out", "reuse"))
     if args.repetitions < 1:
         ap.error("--repetitions must be >= 1")
 
     if args.reuse:
         folder = args.reuse
         if not os.path.isdir(folder):
-            sys.exit(f"[hpcoll] tune --evaluate: no such folder {folder}")
+            log.die(f"no such folder {folder}")
         _, res, pngs = write_report(folder, args.no_plots)
         print("\n".join(summary(res)))
-        log(f"report: {run_bench.show(os.path.join(folder, 'report.md'))}, report.json"
-            + (", " + ", ".join(pngs) if pngs else ""))
+        bc.report_written(log, folder, pngs)
         return 0
 
-    if not os.access(args.binary, os.X_OK):
-        sys.exit(f"[hpcoll] tune --evaluate: no benchmark binary at {args.binary} (./hpcoll tune builds it)")
     for what, path in (("--table", args.table), ("--machine", args.machine)):
         if path and not os.path.isfile(path):
-            sys.exit(f"[hpcoll] tune --evaluate: {what} {path}: no such file")
-    nps = args.np or tune.DEFAULT_NPS
+            log.die(f"{what} {path}: no such file")
+    nps, now, folder, command = bc.start_run(args, log, ["./hpcoll", "tune", "--evaluate"], tune.DEFAULT_NPS, 1,
+                                             "dispatch")
     sizes = args.sizes or (tune.QUICK_SIZES if args.quick else tune.FULL_SIZES)
     min_time = args.min_time if args.min_time is not None else (tune.QUICK_MIN_TIME if args.quick else tune.DEFAULT_MIN_TIME)
-    now = tune.utc_now()
-    folder = os.path.abspath(args.out or os.path.join(ROOT, "results", f"dispatch-{tune.stamp(now)}"))
-    os.makedirs(folder, exist_ok=True)
-    command = " ".join(["./hpcoll", "tune", "--evaluate"] + [shlex.quote(a) for a in tune._drop_hidden(argv)]
-                       + (["--"] + [shlex.quote(a) for a in extra] if extra else []))
     log(f"np {', '.join(map(str, nps))}; sizes {sizes} B; min_time {min_time:g} s x {args.repetitions}; "
-        f"results in {run_bench.show(folder)}")
+        f"results in {bc.show(folder)}")
     tune.oversubscription_note(nps, args.mpiexec_flags, say=log)
     seconds = {}
     machine_env = {"HPCOLL_MACHINE": os.path.abspath(args.machine)} if args.machine else {}
-    clean = ["HPCOLL_TUNING"] + COLLECTIVE_VARS
+    # The runs must see no schedule forced on a collective (HPCOLL_<COLLECTIVE>=schedule): without
+    # a list of the collectives, every HPCOLL_* variable that is not one of the library's settings
+    # (bc.HPCOLL_SETTINGS) is such an override and is unset. Of the settings, HPCOLL_TUNING is unset
+    # for the tuning and evaluation runs and set to the table for the with-table decisions;
+    # HPCOLL_MACHINE is --machine's file when given, else the caller's; HPCOLL_CHECK, HPCOLL_VERBOSE
+    # and HPCOLL_MAX_MESSAGE_BYTES stay as the caller set them.
+    overrides = bc.schedule_overrides()
+    if overrides:
+        log("unset for every run: " + ", ".join(overrides))
+    clean = ["HPCOLL_TUNING"] + overrides
 
     # 1. The table.
     if args.table:
@@ -726,23 +672,23 @@ def main(argv=None):
     else:
         tune_dir = os.path.join(folder, "tune")
         os.makedirs(tune_dir, exist_ok=True)
-        log(f"1/3 tuning run (its own bench run) into {run_bench.show(tune_dir)}")
+        log(f"1/3 tuning run (its own bench run) into {bc.show(tune_dir)}")
         t0 = time.monotonic()
         with Env(unset=clean):
             bench, per_np, failed = tune.run_tune(args.binary, args.mpiexec_flags, tune_dir, nps, sizes, min_time,
-                                                  args.repetitions, args.collectives, args.verbose, extra, say=log)
+                                                  args.repetitions, args.collectives, args.verbose, args.extra, say=log)
         seconds["tuning run"] = time.monotonic() - t0
         if not bench.times:
-            sys.exit("[hpcoll] tune --evaluate: the tuning run failed")
-        table = tune.make_table(bench, command + "  (tuning step)", tune.machine_text(bench, nps, args.mpiexec_flags))
+            log.die("the tuning run failed")
         table_path, origin = os.path.join(tune_dir, "tuning.json"), "tuned by this command on its own bench run"
-        tune.write_table(table_path, table)
+        table, lines = tune.tuning_step(bench, command + "  (tuning step)", nps, args.mpiexec_flags, table_path,
+                                        say=log)
         with open(os.path.join(tune_dir, "summary.txt"), "w") as f:
-            f.write("\n".join(tune.summary_lines(bench, table)) + "\n")
-        log(f"  table: {run_bench.show(table_path)} ({len(table['entries'])} entries)")
+            f.write("\n".join(lines) + "\n")
+        log(f"  table: {bc.show(table_path)} ({len(table['entries'])} entries)")
 
     # 2. The evaluation run (model only) and 3. the with-table decisions.
-    runner = tune.make_runner(args.binary, args.mpiexec_flags, folder, args.verbose, extra)
+    runner = bc.Runner(args.binary, args.mpiexec_flags, folder, log, args.verbose, args.extra)
     common = tune.bench_common_args(sizes, min_time, args.repetitions, args.collectives)
     log("2/3 evaluation run (model only: HPCOLL_TUNING unset)")
     t0 = time.monotonic()
@@ -756,35 +702,30 @@ def main(argv=None):
             per_np[n] = time.monotonic() - t1
     seconds["evaluation run"] = time.monotonic() - t0
     if len(runner.failed) == len(nps):
-        sys.exit("[hpcoll] tune --evaluate: every evaluation run failed (see the logs above); no report")
+        log.die("every evaluation run failed (see the logs above); no report")
     log("3/3 decisions with the table (HPCOLL_TUNING set, --hpcoll_decisions_only)")
     t0 = time.monotonic()
     dec_args = [a for a in common if a.startswith("--hpcoll_")]
-    table_failed = []
-    with Env(set_=dict(machine_env, HPCOLL_TUNING=table_path), unset=COLLECTIVE_VARS):
+    with Env(set_=dict(machine_env, HPCOLL_TUNING=table_path), unset=overrides):
         for n in nps:
-            if not decisions_only(runner, n, os.path.join(folder, f"decisions-table-np{n}.json"), dec_args):
-                table_failed.append(f"decisions-table-np{n}")
+            decisions_only(runner, n, os.path.join(folder, f"decisions-table-np{n}.json"), dec_args)
     seconds["table decisions"] = time.monotonic() - t0
 
     bench = tune.Bench.load([os.path.join(folder, f"np{n}.json") for n in nps
                              if os.path.exists(os.path.join(folder, f"np{n}.json"))])
-    meta = {"stamp": tune.stamp(now), "command": command, "table": run_bench.show(table_path),
+    meta = {"stamp": bc.stamp(now), "command": command, "table": bc.show(table_path),
             "table_path": table_path, "table_origin": origin,
-            "machine_file": args.machine, "machine_text": tune.machine_text(bench, nps, args.mpiexec_flags),
+            "machine_file": args.machine, "machine_text": bc.machine_text(bench.mpi_library, nps, args.mpiexec_flags),
             "settings": {"nps": nps, "sizes": sizes, "min_time": min_time, "repetitions": args.repetitions,
-                         "collectives": args.collectives, "extra": extra},
+                         "collectives": args.collectives, "extra": args.extra},
             "seconds": seconds, "evaluation_seconds_per_np": per_np}
-    with open(os.path.join(folder, "eval.json"), "w") as f:
-        json.dump(meta, f, indent=1)
-        f.write("\n")
-    failed = [n for n, _ in runner.failed] + table_failed
+    bc.write_json(os.path.join(folder, "eval.json"), meta)
+    failed = runner.failed_names()
     if failed:
         log("failed runs: " + ", ".join(failed))
     _, res, pngs = write_report(folder, args.no_plots)
     print("\n".join(summary(res)))
-    log(f"report: {run_bench.show(os.path.join(folder, 'report.md'))}, report.json"
-        + (", " + ", ".join(pngs) if pngs else ""))
+    bc.report_written(log, folder, pngs)
     return 1 if failed else 0
 
 

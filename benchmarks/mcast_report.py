@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""./hpcoll bench --mcast: the dynamic multicast (hpcoll::Mcast, issue 6) against MPI_Bcast on
+"""./hpcoll bench --mcast: the dynamic multicast (hpcoll::Mcast) against MPI_Bcast on
 prepared and per-call communicators.
 
   ./hpcoll bench --mcast [--np N]... [--quick] [--out DIR] [--sizes LIST|MIN:MAX] [--runs N]
@@ -12,7 +12,7 @@ What it does:
   p/2 and p-1 members, every method timed from the master's call to the last ack, 100 runs
   per method, group and size, methods interleaved. Then writes DIR/report.md (per p and r: the
   trimmed mean of every method per size, the ratios of mcast to (a) bcast_prepared, (b)
-  create_group_bcast and (b') split_bcast, and whether the issue's goals hold: mcast faster
+  create_group_bcast and (b') split_bcast, and whether the multicast's goals hold: mcast faster
   than (b) at every size and within 10 % of (a) at every size), DIR/report.json (every row and
   the runs' metadata) and PNG plots (per p: time over size per r; the ratios over size per r).
   DIR defaults to results/mcast-<UTC timestamp>/. --from PATH rewrites the report of an
@@ -23,36 +23,23 @@ What it does:
   2 minutes at np 8 on 2 cores. --quick: sizes 8 B, 80 kB, 8 MB; 10 runs: seconds.
 """
 
-import argparse
-import json
 import os
-import shlex
 import sys
 import time
-import types
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-
-import dispatch_eval  # noqa: E402  (md_table)
-import report  # noqa: E402  (pyplot, human_size, fmt_us, table, short_name)
-import run_bench  # noqa: E402  (run_mpi_json, cores, show, fmt_seconds)
-import tune  # noqa: E402  (parse_runner_args, machine_text, utc_now, stamp, from_cwd, _drop_hidden)
+import bench_common as bc
+from bench_common import f2, md_table, us
 
 DEFAULT_NPS = [8]
-DEFAULT_BINARY = os.path.join(ROOT, "build", "benchmarks", "hpcoll_mcast")
 RUN_TIMEOUT = 3600  # seconds per mpiexec; a default run at np 8 on 2 cores takes about 2 minutes
 FORMAT = "hpcoll-mcast-1"
 METHOD_ORDER = ["bcast_prepared", "create_group_bcast", "split_bcast", "hpcoll_bcast_prepared", "mcast",
                 "mcast_binomial", "mcast_scatter_ring", "mcast_scatter_rd"]
-# The issue's references: mcast against (a), (b) and (b').
+# The references: mcast against (a), (b) and (b').
 REFERENCES = [("bcast_prepared", "(a)"), ("create_group_bcast", "(b)"), ("split_bcast", "(b')")]
 WITHIN = 1.10  # goal: mcast within 10 % of (a)
 
-
-def log(msg):
-    print(f"[hpcoll] bench --mcast: {msg}", flush=True)
+log = bc.Log("bench --mcast")
 
 
 def method_key(name):
@@ -60,23 +47,11 @@ def method_key(name):
 
 
 def size_label(b):
-    """80 kB and 8 MB in decimal units (the issue's sizes), powers of two in binary ones."""
+    """80 kB and 8 MB in decimal units (the goals' sizes), powers of two in binary ones."""
     b = int(b)  # JSON numbers from hpcoll_mcast are doubles
     if b % 1024 and b % 1000 == 0:
         return f"{b // 1000000} MB" if b % 1000000 == 0 else f"{b // 1000} kB"
-    return report.human_size(b)
-
-
-def us(seconds):
-    return report.fmt_us(seconds * 1e6) if seconds is not None else "—"
-
-
-# ---------------------------------------------------------------------------
-# Running
-
-def run_one(args, outdir, np_, bench_args, commands):
-    """One mpiexec of hpcoll_mcast writing np<N>.json (console output in np<N>.log); True on success."""
-    return run_bench.run_mpi_json(args, outdir, np_, f"np{np_}", bench_args, commands, log, RUN_TIMEOUT)
+    return bc.human_size(b)
 
 
 # ---------------------------------------------------------------------------
@@ -87,8 +62,7 @@ INT_FIELDS = ("p", "r", "bytes", "runs")  # hpcoll_mcast writes every number as 
 
 def load_file(path):
     """(rows, runs) of one hpcoll_mcast JSON file or of an earlier report.json."""
-    with open(path) as f:
-        doc = json.load(f)
+    doc = bc.load_json(path)
     name = os.path.basename(path)
     if doc.get("format") == FORMAT:
         run = {k: v for k, v in doc.items() if k != "rows"} | {"file": name}
@@ -127,10 +101,6 @@ def ratio(cells, ref):
     if "mcast" not in cells or ref not in cells:
         return None
     return cells["mcast"]["trimmed_mean_s"] / cells[ref]["trimmed_mean_s"]
-
-
-def f2(x):
-    return f"{x:.2f}" if x is not None else "—"
 
 
 # ---------------------------------------------------------------------------
@@ -181,7 +151,7 @@ def size_table(by_size):
         sched = cells["mcast"].get("schedule") if "mcast" in cells else None
         flag = "" if all(c.get("verified", True) for c in cells.values()) else " **WRONG RESULT**"
         rows.append([size_label(b) + flag] + [us(cells[m]["trimmed_mean_s"]) if m in cells else "—" for m in methods]
-                    + [report.short_name(sched) if sched else "—"] + [f2(ratio(cells, ref)) for ref, _ in REFERENCES])
+                    + [bc.short_name(sched) if sched else "—"] + [f2(ratio(cells, ref)) for ref, _ in REFERENCES])
     return header, rows
 
 
@@ -215,20 +185,19 @@ hpcoll::bcast + hpcoll::reduce ack on a prepared hpcoll::communicator; mcast =
 hpcoll::Mcast<schedule::automatic> (members: hpcoll::mcast_recv), mcast_binomial /
 mcast_scatter_ring / mcast_scatter_rd = Mcast with the schedule binomial /
 scatter_ring_allgather / scatter_recursive_doubling_allgather forced.
-Goals (issue 6): mcast faster than (b) at every size and within 10 % of (a) at every size;
+Goals: mcast faster than (b) at every size and within 10 % of (a) at every size;
 ratio = mcast's trimmed mean / the reference's (< 1: mcast is faster)."""
 
 
+def settings_line(s, run):
+    return (f"{s.get('runs')} timed runs after {s.get('warmup')} warm-up run(s) per method, group and size; "
+            f"trimmed mean drops {s.get('trim')} at each end; sizes {', '.join(size_label(b) for b in s.get('sizes', []))}; "
+            f"{run.get('mpi', '?')}; {run.get('compiler', '')}")
+
+
 def markdown(meta, rows, runs, pngs):
-    settings = None
-    if runs:
-        s = runs[0].get("settings", {})
-        settings = (f"{s.get('runs')} timed runs after {s.get('warmup')} warm-up run(s) per method, group and "
-                    f"size; trimmed mean drops {s.get('trim')} at each end; sizes "
-                    f"{', '.join(size_label(b) for b in s.get('sizes', []))}; {runs[0].get('mpi', '?')}; "
-                    f"{runs[0].get('compiler', '')}")
-    L = run_bench.report_header("Dynamic multicast (hpcoll::Mcast)", meta, rows, runs, settings, "sizes and runs")
-    ncores = meta.get("cores") or (runs[0].get("host_cores") if runs else None) or run_bench.cores()
+    L = bc.report_header("Dynamic multicast (hpcoll::Mcast)", meta, rows, runs, settings_line, "sizes and runs")
+    ncores = meta.get("cores") or (runs[0].get("host_cores") if runs else None) or bc.cores()
     over = sorted({r["p"] for r in rows if r["p"] > ncores})
     if over:
         L.append(f"- p {', '.join(map(str, over))}: more ranks than the {ncores} cores (oversubscribed, "
@@ -246,7 +215,7 @@ def markdown(meta, rows, runs, pngs):
             cells, ok = goal_row(by_size)
             goal_rows.append([str(r)] + cells + ["yes" if ok else "no"])
         L += [f"### p = {p}: sizes where the goal holds", "",
-              dispatch_eval.md_table(["r", "mcast faster than (b)", "mcast faster than (b')",
+              md_table(["r", "mcast faster than (b)", "mcast faster than (b')",
                                       "mcast within 10 % of (a)", "all goals"], goal_rows), ""]
     L += ["## Trimmed means per group", ""]
     for p, by_r in g.items():
@@ -256,14 +225,14 @@ def markdown(meta, rows, runs, pngs):
         for r, by_size in by_r.items():
             header, table = size_table(by_size)
             cells, _ = goal_row(by_size)
-            L += [f"### {group_title(p, r, by_size)}", "", dispatch_eval.md_table(header, table), "",
+            L += [f"### {group_title(p, r, by_size)}", "", md_table(header, table), "",
                   f"mcast is faster than (b) at {cells[0]}, faster than (b') at {cells[1]} and within 10 % of (a) "
                   f"at {cells[2]}.", ""]
     L += ["## Details: median / min (µs)", ""]
     for p, by_r in g.items():
         for r, by_size in by_r.items():
             header, table = spread_table(by_size)
-            L += [f"### {group_title(p, r, by_size)}", "", dispatch_eval.md_table(header, table), ""]
+            L += [f"### {group_title(p, r, by_size)}", "", md_table(header, table), ""]
     return "\n".join(L)
 
 
@@ -299,11 +268,11 @@ def ratio_axis(ax, values):
 
 
 def plots(rows, folder):
-    plt = report.pyplot(log)
+    plt = bc.pyplot(log)
     if plt is None:
         return []
     written = []
-    ncores = run_bench.cores()
+    ncores = bc.cores()
     for p, by_r in groups(rows).items():
         cols = min(2, len(by_r))
         nrows = (len(by_r) + cols - 1) // cols
@@ -354,14 +323,10 @@ def plots(rows, folder):
 def write_report(source, folder, meta, no_plots=False):
     rows, runs = load_rows(source)
     if not rows:
-        raise SystemExit(f"[hpcoll] bench --mcast: no hpcoll_mcast rows in {source}")
+        log.die(f"no hpcoll_mcast rows in {source}")
     os.makedirs(folder, exist_ok=True)
     pngs = [] if no_plots else [os.path.basename(p) for p in plots(rows, folder)]
-    with open(os.path.join(folder, "report.json"), "w") as f:
-        json.dump({"meta": meta, "runs": runs, "rows": rows}, f, indent=1)
-        f.write("\n")
-    with open(os.path.join(folder, "report.md"), "w") as f:
-        f.write(markdown(meta, rows, runs, pngs) + "\n")
+    bc.write_reports(folder, {"meta": meta, "runs": runs, "rows": rows}, markdown(meta, rows, runs, pngs))
     return rows, pngs
 
 
@@ -373,92 +338,61 @@ def print_summary(rows):
             cells, ok = goal_row(by_size)
             print(f"\n{group_title(p, r, by_size)}: mcast's trimmed mean (µs) and its ratios "
                   f"(goals: < 1 against (b), (b'); < {WITHIN} against (a)){'' if ok else ' — goals missed'}")
-            print(report.table(["size", "mcast"] + [f"/{tag}" for _, tag in REFERENCES], table))
+            print(bc.text_table(["size", "mcast"] + [f"/{tag}" for _, tag in REFERENCES], table))
 
 
 def finish(folder, rows, pngs):
     print_summary(rows)
-    log(f"report: {run_bench.show(os.path.join(folder, 'report.md'))}, report.json"
-        + (", " + ", ".join(pngs) if pngs else ""))
+    bc.report_written(log, folder, pngs)
 
 
 # ---------------------------------------------------------------------------
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    ap = argparse.ArgumentParser(prog="./hpcoll bench --mcast", formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 description=__doc__[__doc__.index("What it does:"):])
-    ap.add_argument("--np", type=int, action="append", metavar="N",
-                    help=f"process count (repeatable; default {' '.join(map(str, DEFAULT_NPS))})")
-    ap.add_argument("--quick", action="store_true", help="3 sizes, 10 runs")
-    ap.add_argument("--out", metavar="DIR", help="results folder (default results/mcast-<UTC timestamp>)")
+    ap = bc.parser("./hpcoll bench --mcast", __doc__, "What it does:")
+    bc.add_run_options(ap, np_help=f"process count (repeatable; default {' '.join(map(str, DEFAULT_NPS))})",
+                       quick_help="3 sizes, 10 runs", out_help="results folder (default results/mcast-<UTC timestamp>)")
     ap.add_argument("--sizes", metavar="LIST", help="bytes: 80kB,8MB,... or MIN:MAX (x4 steps)")
     ap.add_argument("--runs", type=int, metavar="N", help="timed runs (default 100, --quick 10)")
     ap.add_argument("--methods", metavar="a,b", help="only these methods (default all; see benchmarks/mcast.cpp)")
     ap.add_argument("--trim", type=float, metavar="F", help="fraction dropped at each end (default 0.1)")
-    ap.add_argument("--from", dest="reuse", metavar="PATH",
-                    help="rewrite the report of an earlier folder or hpcoll_mcast JSON file; runs nothing")
-    ap.add_argument("--no-plots", action="store_true", help="no PNG")
-    # (tune.parse_runner_args adds --verbose: print hpcoll_mcast's output after each run)
-    args, args.extra = tune.parse_runner_args(ap, argv)
-    if not any(a == "--binary" or a.startswith("--binary=") for a in argv):
-        args.binary = DEFAULT_BINARY  # parse_runner_args' default is hpcoll_bench
-    args.out = tune.from_cwd(args.cwd, args.out)
-    args.reuse = tune.from_cwd(args.cwd, args.reuse)
+    bc.add_from_options(ap, "rewrite the report of an earlier folder or hpcoll_mcast JSON file", "PATH")
+    args = bc.parse_run_args(ap, argv, "hpcoll_mcast", paths=("out", "reuse"))
 
     if args.reuse:
         source = os.path.abspath(args.reuse)
         if not os.path.exists(source):
-            sys.exit(f"[hpcoll] bench --mcast: no such file or folder {source}")
+            log.die(f"no such file or folder {source}")
         folder = os.path.abspath(args.out) if args.out else source if os.path.isdir(source) else os.path.dirname(source)
-        meta = run_bench.report_meta(folder)
-        rows, pngs = write_report(source, folder, meta, args.no_plots)
+        rows, pngs = write_report(source, folder, bc.report_meta(folder), args.no_plots)
         finish(folder, rows, pngs)
         return 0
 
-    if not os.access(args.binary, os.X_OK):
-        sys.exit(f"[hpcoll] bench --mcast: no binary at {args.binary} (./hpcoll bench --mcast builds it)")
-    nps = args.np or DEFAULT_NPS
-    if any(n < 2 for n in nps):
-        sys.exit("[hpcoll] bench --mcast: --np must be >= 2")
-    now = tune.utc_now()
-    folder = os.path.abspath(args.out or os.path.join(ROOT, "results", f"mcast-{tune.stamp(now)}"))
-    os.makedirs(folder, exist_ok=True)
-    command = " ".join(["./hpcoll", "bench", "--mcast"] + [shlex.quote(a) for a in tune._drop_hidden(argv)]
-                       + (["--"] + [shlex.quote(a) for a in args.extra] if args.extra else []))
-
-    common = ["--quick"] if args.quick else []
-    for opt, value in (("--sizes", args.sizes), ("--runs", args.runs), ("--methods", args.methods),
-                       ("--trim", args.trim)):
-        if value is not None:
-            common.append(f"{opt}={value}")
-    log(f"np {', '.join(map(str, nps))}; {'quick; ' if args.quick else ''}results in {run_bench.show(folder)}")
-    ncores = run_bench.cores()
+    nps, now, folder, command = bc.start_run(args, log, ["./hpcoll", "bench", "--mcast"], DEFAULT_NPS, 2, "mcast")
+    common = bc.binary_options(args.quick, [("--sizes", args.sizes), ("--runs", args.runs),
+                                            ("--methods", args.methods), ("--trim", args.trim)])
+    log(f"np {', '.join(map(str, nps))}; {'quick; ' if args.quick else ''}results in {bc.show(folder)}")
+    ncores = bc.cores()
     if any(n > ncores for n in nps):
         log(f"NOTE: np > {ncores} cores: oversubscribed; the report says so next to those times")
 
     t0 = time.monotonic()
-    failed = []
-    with open(os.path.join(folder, "commands.txt"), "a") as commands:
-        for n in nps:
-            log(f"np={n}")
-            if not run_one(args, folder, n, common, commands):
-                failed.append(f"np{n}")
+    runner = bc.Runner(args.binary, args.mpiexec_flags, folder, log, args.verbose, args.extra)
+    for n in nps:
+        log(f"np={n}")
+        runner.run_json(n, f"np{n}", common, RUN_TIMEOUT)
     seconds = time.monotonic() - t0
+    failed = runner.failed_names()
     _, runs = load_rows(folder)
     mpi = runs[0].get("mpi") if runs else None
-    meta = {"stamp": tune.stamp(now), "date": now.strftime("%Y-%m-%d %H:%M:%S UTC"), "command": command,
-            "machine": tune.machine_text(types.SimpleNamespace(mpi_library=mpi), nps, args.mpiexec_flags),
-            "cores": ncores, "mpiexec_flags": args.mpiexec_flags, "nps": nps, "quick": args.quick,
-            "seconds": seconds, "failed": failed}
-    log(f"runs done in {run_bench.fmt_seconds(seconds)}")
+    meta = bc.run_meta(now, command, args, nps, mpi, seconds, failed)
+    log(f"runs done in {bc.fmt_seconds(seconds)}")
     if len(failed) == len(nps):
-        sys.exit("[hpcoll] bench --mcast: every run failed; no report")
+        log.die("every run failed; no report")
     rows, pngs = write_report(folder, folder, meta, args.no_plots)
     finish(folder, rows, pngs)
-    if failed:
-        log("failed runs: " + ", ".join(failed))
-    return 1 if failed or any(not r.get("verified", True) for r in rows) else 0
+    return bc.run_exit_code(log, failed, rows)
 
 
 if __name__ == "__main__":

@@ -20,34 +20,21 @@ What it does:
   --quick: sizes 1 KiB, 64 KiB, 1 MiB, 11 repetitions: a few seconds.
 """
 
-import argparse
-import json
 import os
-import shlex
 import sys
 import time
-import types
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-
-import dispatch_eval  # noqa: E402  (md_table)
-import report  # noqa: E402  (human_size, fmt_us)
-import run_bench  # noqa: E402  (run_mpi_json, cores, show, fmt_seconds)
-import tune  # noqa: E402  (parse_runner_args, machine_text, utc_now, stamp, from_cwd, _drop_hidden)
+import bench_common as bc
+from bench_common import human_size, md_table, us
 
 DEFAULT_NPS = [2, 4]
 DEFAULT_POLLS = [50]  # µs; 0 (yield, sweep again) is always measured
-DEFAULT_BINARY = os.path.join(ROOT, "build", "benchmarks", "hpcoll_overlap")
 RUN_TIMEOUT = 900  # seconds per mpiexec
+FORMAT = "hpcoll-overlap-1"
 VARIANT_ORDER = ["native/never", "native/outer", "native/inner", "manual/never", "manual/outer", "manual/inner",
                  "thread", "offload"]
-COLLECTIVE_ORDER = ["alltoall", "allreduce"]
 
-
-def log(msg):
-    print(f"[hpcoll] bench --overlap: {msg}", flush=True)
+log = bc.Log("bench --overlap")
 
 
 def variant_key(name):
@@ -55,36 +42,25 @@ def variant_key(name):
     return (VARIANT_ORDER.index(base) if base in VARIANT_ORDER else len(VARIANT_ORDER), name)
 
 
-def us(seconds):
-    return report.fmt_us(seconds * 1e6) if seconds is not None else "—"
-
-
-# ---------------------------------------------------------------------------
-# Running
-
-def run_one(args, outdir, np_, name, bench_args, commands):
-    """One mpiexec of hpcoll_overlap writing <name>.json (console output in <name>.log); True on success."""
-    return run_bench.run_mpi_json(args, outdir, np_, name, bench_args, commands, log, RUN_TIMEOUT)
-
-
 # ---------------------------------------------------------------------------
 # Loading and the report
 
 def load_rows(folder):
-    """Every row of every hpcoll_overlap JSON in the folder, with the runs' headers."""
+    """Every row of every hpcoll_overlap JSON in the folder, with the runs' headers; sorted by np, the
+    collectives' order in the runs' settings (hpcoll_overlap's), size and variant."""
     rows, runs = [], []
     for name in sorted(os.listdir(folder)):
         if not (name.startswith("np") and name.endswith(".json")):
             continue
-        with open(os.path.join(folder, name)) as f:
-            doc = json.load(f)
-        if doc.get("format") != "hpcoll-overlap-1":
+        doc = bc.load_json(os.path.join(folder, name))
+        if doc.get("format") != FORMAT:
             continue
         runs.append({k: v for k, v in doc.items() if k != "rows"} | {"file": name})
         for r in doc.get("rows", []):
             rows.append(dict(r, source=name))
-    rows.sort(key=lambda r: (r["np"], COLLECTIVE_ORDER.index(r["collective"]) if r["collective"] in
-                             COLLECTIVE_ORDER else 9, r["bytes"], variant_key(r["variant"])))
+    order = list(dict.fromkeys(c for run in runs for c in run.get("settings", {}).get("collectives", [])))
+    rows.sort(key=lambda r: (r["np"], order.index(r["collective"]) if r["collective"] in order else len(order),
+                             r["collective"], r["bytes"], variant_key(r["variant"])))
     return rows, runs
 
 
@@ -104,7 +80,7 @@ def summary_tables(key, by_size):
     sizes = list(by_size)
     variants = sorted({r["variant"] for rs in by_size.values() for r in rs}, key=variant_key)
     cell = {(r["variant"], b): r for b, rs in by_size.items() for r in rs}
-    header = ["variant"] + [report.human_size(b) for b in sizes]
+    header = ["variant"] + [human_size(b) for b in sizes]
     speed = [[v] + [f"{cell[(v, b)]['speedup']:.2f}" if (v, b) in cell else "—" for b in sizes] for v in variants]
     ovl = [[v] + [f"{pct(cell[(v, b)]['overlap_osu_pct'])} / {pct(cell[(v, b)]['overlap_imb_pct'])}"
                   if (v, b) in cell else "—" for b in sizes] for v in variants]
@@ -121,7 +97,7 @@ def detail_table(rs):
                      f"{us(r['t_ovl_s'])} ({us(r['t_ovl_q1_s'])}–{us(r['t_ovl_q3_s'])})", us(r["t_comp_s"]),
                      us(r["t_test_s"]), us(r["t_wait_s"]), us(r["t_blocking_then_compute_s"]),
                      pct(r["overlap_osu_pct"]), pct(r["overlap_imb_pct"]), f"{r['speedup']:.2f}"])
-    return dispatch_eval.md_table(header, rows)
+    return md_table(header, rows)
 
 
 def case_line(rs):
@@ -131,7 +107,7 @@ def case_line(rs):
     parts = [f"n = {n}, {it} products (sized for native t_pure {us(t)} µs; {src})" for src, (n, it, t) in
              sizing.items()]
     sched = sorted({r["schedule"] for r in rs if r.get("schedule")})
-    return (f"{report.human_size(r0['bytes'])} per rank ({r0['elements']} doubles); matrix: " + "; ".join(parts)
+    return (f"{human_size(r0['bytes'])} per rank ({r0['elements']} doubles); matrix: " + "; ".join(parts)
             + (f"; hpcoll schedule: {', '.join(sched)}" if sched else ""))
 
 
@@ -153,20 +129,20 @@ outer / inner = no progress call / one after each product / one after each k row
 inner_every); thread = progress::thread (poll=U us: its poll interval); offload = progress::offload."""
 
 
+def settings_line(s, run):
+    return (f"{s.get('reps')} repetitions per measurement; sizes "
+            f"{', '.join(human_size(b) for b in s.get('sizes', []))} per rank; inner variants every "
+            f"{s.get('inner_every')} row(s); "
+            + ("matrix chosen per size so that t_cpu ≈ native t_pure (about "
+               f"{s.get('outer_target')} products)" if not s.get("matrix") else f"matrix n = {s['matrix']}")
+            + (f"; {s['iters']} products" if s.get("iters") else "")
+            + f"; {run.get('mpi', '?')}, {run.get('thread_level', '?')}; {run.get('compiler', '')}")
+
+
 def markdown(meta, rows, runs, pngs):
-    settings = None
-    if runs:
-        s = runs[0].get("settings", {})
-        settings = (f"{s.get('reps')} repetitions per measurement; sizes "
-                    f"{', '.join(report.human_size(b) for b in s.get('sizes', []))} per rank; inner variants every "
-                    f"{s.get('inner_every')} row(s); "
-                    + ("matrix chosen per size so that t_cpu ≈ native t_pure (about "
-                       f"{s.get('outer_target')} products)" if not s.get("matrix") else f"matrix n = {s['matrix']}")
-                    + (f"; {s['iters']} products" if s.get("iters") else "")
-                    + f"; {runs[0].get('mpi', '?')}, {runs[0].get('thread_level', '?')}; {runs[0].get('compiler', '')}")
-    L = run_bench.report_header("Overlap of nonblocking collectives with computation", meta, rows, runs, settings,
-                                "sizes and repetitions")
-    ncores = meta.get("cores") or run_bench.cores()
+    L = bc.report_header("Overlap of nonblocking collectives with computation", meta, rows, runs, settings_line,
+                         "sizes and repetitions")
+    ncores = meta.get("cores") or bc.cores()
     over = sorted({r["np"] for r in rows if r["np"] > ncores})
     crowded = sorted({r["np"] for r in rows if r["np"] >= ncores})
     if crowded:
@@ -183,8 +159,8 @@ def markdown(meta, rows, runs, pngs):
     g = groups(rows)
     for (np_, coll), by_size in g.items():
         header, speed, ovl = summary_tables((np_, coll), by_size)
-        L += [f"### {coll}, np = {np_}: speed-up (t_blk+cpu / t_ovl)", "", dispatch_eval.md_table(header, speed), ""]
-        L += [f"### {coll}, np = {np_}: overlap % (OSU / IMB)", "", dispatch_eval.md_table(header, ovl), ""]
+        L += [f"### {coll}, np = {np_}: speed-up (t_blk+cpu / t_ovl)", "", md_table(header, speed), ""]
+        L += [f"### {coll}, np = {np_}: overlap % (OSU / IMB)", "", md_table(header, ovl), ""]
         png = f"overlap_np{np_}_{coll}.png"
         if png in pngs:
             L += [f"![{coll}, np = {np_}]({png})", ""]
@@ -193,12 +169,12 @@ def markdown(meta, rows, runs, pngs):
     for (np_, coll), by_size in g.items():
         L += [f"### {coll}, np = {np_}", ""]
         for b, rs in by_size.items():
-            L += [f"#### {coll}, np = {np_}, {report.human_size(b)}", "", case_line(rs), "", detail_table(rs), ""]
+            L += [f"#### {coll}, np = {np_}, {human_size(b)}", "", case_line(rs), "", detail_table(rs), ""]
     return "\n".join(L)
 
 
 def plots(rows, folder):
-    plt = report.pyplot(log)
+    plt = bc.pyplot(log)
     if plt is None:
         return []
     written = []
@@ -219,7 +195,7 @@ def plots(rows, folder):
                         label=v)
             ax.set_xscale("log", base=2)
             ax.set_xticks(sizes)
-            ax.set_xticklabels([report.human_size(b) for b in sizes], rotation=45, fontsize=8)
+            ax.set_xticklabels([human_size(b) for b in sizes], rotation=45, fontsize=8)
             ax.set_xlabel("bytes per rank")
             ax.set_title(title, fontsize=10)
             ax.grid(True, which="both", alpha=0.3)
@@ -228,7 +204,7 @@ def plots(rows, folder):
             else:
                 ax.set_ylim(-3, 103)
         axes[-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
-        ncores = run_bench.cores()
+        ncores = bc.cores()
         note = (" — no core left for progress threads" if np_ == ncores else
                 f" — oversubscribed ({ncores} cores)" if np_ > ncores else "")
         fig.suptitle(f"{coll}, {np_} ranks{note}: nonblocking collective + matrix-vector products "
@@ -244,13 +220,9 @@ def plots(rows, folder):
 def write_report(folder, meta, no_plots=False):
     rows, runs = load_rows(folder)
     if not rows:
-        raise SystemExit(f"[hpcoll] bench --overlap: no hpcoll_overlap rows in {folder} (np*.json)")
+        log.die(f"no hpcoll_overlap rows in {folder} (np*.json)")
     pngs = [] if no_plots else [os.path.basename(p) for p in plots(rows, folder)]
-    with open(os.path.join(folder, "report.json"), "w") as f:
-        json.dump({"meta": meta, "runs": runs, "rows": rows}, f, indent=1)
-        f.write("\n")
-    with open(os.path.join(folder, "report.md"), "w") as f:
-        f.write(markdown(meta, rows, runs, pngs) + "\n")
+    bc.write_reports(folder, {"meta": meta, "runs": runs, "rows": rows}, markdown(meta, rows, runs, pngs))
     return rows, pngs
 
 
@@ -258,19 +230,17 @@ def print_summary(rows):
     for (np_, coll), by_size in groups(rows).items():
         header, speed, _ = summary_tables((np_, coll), by_size)
         print(f"\n{coll}, np = {np_}: speed-up = t_blocking_then_compute / t_ovl (> 1: overlap pays)")
-        print(report.table(header, speed))
+        print(bc.text_table(header, speed))
 
 
 # ---------------------------------------------------------------------------
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    ap = argparse.ArgumentParser(prog="./hpcoll bench --overlap", formatter_class=argparse.RawDescriptionHelpFormatter,
-                                 description=__doc__[__doc__.index("What it does:"):])
-    ap.add_argument("--np", type=int, action="append", metavar="N",
-                    help=f"process count (repeatable; default {' '.join(map(str, DEFAULT_NPS))})")
-    ap.add_argument("--quick", action="store_true", help="3 sizes, 11 repetitions")
-    ap.add_argument("--out", metavar="DIR", help="results folder (default results/overlap-<UTC timestamp>)")
+    ap = bc.parser("./hpcoll bench --overlap", __doc__, "What it does:")
+    bc.add_run_options(ap, np_help=f"process count (repeatable; default {' '.join(map(str, DEFAULT_NPS))})",
+                       quick_help="3 sizes, 11 repetitions",
+                       out_help="results folder (default results/overlap-<UTC timestamp>)")
     ap.add_argument("--sizes", metavar="LIST", help="bytes per rank: 1KiB,64KiB,... or MIN:MAX (x4 steps)")
     ap.add_argument("--reps", type=int, metavar="R", help="repetitions (default 101, --quick 11)")
     ap.add_argument("--collectives", metavar="a,b", help="alltoall, allreduce (default both)")
@@ -279,82 +249,52 @@ def main(argv=None):
                          f"{' '.join(map(str, DEFAULT_POLLS))}; 0 alone: none)")
     ap.add_argument("--matrix", type=int, metavar="N", help="fixed matrix order (default: sized per message size)")
     ap.add_argument("--inner-every", type=int, metavar="K", help="inner variants: a progress call every K rows")
-    ap.add_argument("--from", dest="reuse", metavar="DIR", help="rewrite the report of an earlier folder; runs nothing")
-    ap.add_argument("--no-plots", action="store_true", help="no PNG")
-    # (tune.parse_runner_args adds --verbose: print hpcoll_overlap's output after each run)
-    args, args.extra = tune.parse_runner_args(ap, argv)
-    if not any(a == "--binary" or a.startswith("--binary=") for a in argv):
-        args.binary = DEFAULT_BINARY  # parse_runner_args' default is hpcoll_bench
-    args.out = tune.from_cwd(args.cwd, args.out)
-    args.reuse = tune.from_cwd(args.cwd, args.reuse)
+    bc.add_from_options(ap, "rewrite the report of an earlier folder")
+    args = bc.parse_run_args(ap, argv, "hpcoll_overlap", paths=("out", "reuse"))
 
     if args.reuse:
         folder = os.path.abspath(args.reuse)
         if not os.path.isdir(folder):
-            sys.exit(f"[hpcoll] bench --overlap: no such folder {folder}")
-        meta = run_bench.report_meta(folder)
-        rows, pngs = write_report(folder, meta, args.no_plots)
+            log.die(f"no such folder {folder}")
+        rows, pngs = write_report(folder, bc.report_meta(folder), args.no_plots)
         print_summary(rows)
-        log(f"report: {run_bench.show(os.path.join(folder, 'report.md'))}, report.json"
-            + (", " + ", ".join(pngs) if pngs else ""))
+        bc.report_written(log, folder, pngs)
         return 0
 
-    if not os.access(args.binary, os.X_OK):
-        sys.exit(f"[hpcoll] bench --overlap: no binary at {args.binary} (./hpcoll bench --overlap builds it)")
-    nps = args.np or DEFAULT_NPS
-    if any(n < 2 for n in nps):
-        sys.exit("[hpcoll] bench --overlap: --np must be >= 2")
-    polls = sorted({u for u in (args.thread_poll_us if args.thread_poll_us is not None else DEFAULT_POLLS) if u > 0})
     if any(u < 0 for u in args.thread_poll_us or []):
-        sys.exit("[hpcoll] bench --overlap: --thread-poll-us must be >= 0")
-    now = tune.utc_now()
-    folder = os.path.abspath(args.out or os.path.join(ROOT, "results", f"overlap-{tune.stamp(now)}"))
-    os.makedirs(folder, exist_ok=True)
-    command = " ".join(["./hpcoll", "bench", "--overlap"] + [shlex.quote(a) for a in tune._drop_hidden(argv)]
-                       + (["--"] + [shlex.quote(a) for a in args.extra] if args.extra else []))
-
-    common = ["--quick"] if args.quick else []
-    for opt, value in (("--sizes", args.sizes), ("--reps", args.reps), ("--collectives", args.collectives),
-                       ("--matrix", args.matrix), ("--inner-every", args.inner_every)):
-        if value is not None:
-            common.append(f"{opt}={value}")
+        log.die("--thread-poll-us must be >= 0")
+    polls = sorted({u for u in (args.thread_poll_us if args.thread_poll_us is not None else DEFAULT_POLLS) if u > 0})
+    nps, now, folder, command = bc.start_run(args, log, ["./hpcoll", "bench", "--overlap"], DEFAULT_NPS, 2,
+                                             "overlap")
+    common = bc.binary_options(args.quick, [("--sizes", args.sizes), ("--reps", args.reps),
+                                            ("--collectives", args.collectives), ("--matrix", args.matrix),
+                                            ("--inner-every", args.inner_every)])
     log(f"np {', '.join(map(str, nps))}; {'quick; ' if args.quick else ''}progress-thread poll intervals 0"
-        + "".join(f", {u}" for u in polls) + f" µs; results in {run_bench.show(folder)}")
-    ncores = run_bench.cores()
+        + "".join(f", {u}" for u in polls) + f" µs; results in {bc.show(folder)}")
+    ncores = bc.cores()
     if any(n >= ncores for n in nps):
         log(f"NOTE: {ncores} cores: at np >= {ncores} a progress thread or offload worker has no core of its own and "
             "competes with the computation; that is part of what is measured")
 
     t0 = time.monotonic()
-    failed = []
-    mpi = None
-    with open(os.path.join(folder, "commands.txt"), "a") as commands:
-        for n in nps:
-            log(f"np={n}")
-            if not run_one(args, folder, n, f"np{n}", common, commands):
-                failed.append(f"np{n}")
-            for u in polls:
-                if not run_one(args, folder, n, f"np{n}-poll{u}us", common + ["--variants=thread",
-                                                                              f"--thread-poll-us={u}"], commands):
-                    failed.append(f"np{n}-poll{u}us")
+    runner = bc.Runner(args.binary, args.mpiexec_flags, folder, log, args.verbose, args.extra)
+    for n in nps:
+        log(f"np={n}")
+        runner.run_json(n, f"np{n}", common, RUN_TIMEOUT)
+        for u in polls:
+            runner.run_json(n, f"np{n}-poll{u}us", common + ["--variants=thread", f"--thread-poll-us={u}"], RUN_TIMEOUT)
     seconds = time.monotonic() - t0
+    failed = runner.failed_names()
     _, runs = load_rows(folder)
-    if runs:
-        mpi = runs[0].get("mpi")
-    meta = {"stamp": tune.stamp(now), "date": now.strftime("%Y-%m-%d %H:%M:%S UTC"), "command": command,
-            "machine": tune.machine_text(types.SimpleNamespace(mpi_library=mpi), nps, args.mpiexec_flags),
-            "cores": ncores, "mpiexec_flags": args.mpiexec_flags, "nps": nps, "thread_poll_us": [0] + polls,
-            "quick": args.quick, "seconds": seconds, "failed": failed}
-    log(f"runs done in {run_bench.fmt_seconds(seconds)}")
-    if len(failed) == len(nps) * (1 + len(polls)):
-        sys.exit("[hpcoll] bench --overlap: every run failed; no report")
+    mpi = runs[0].get("mpi") if runs else None
+    meta = bc.run_meta(now, command, args, nps, mpi, seconds, failed, thread_poll_us=[0] + polls)
+    log(f"runs done in {bc.fmt_seconds(seconds)}")
+    if len(failed) == runner.runs:
+        log.die("every run failed; no report")
     rows, pngs = write_report(folder, meta, args.no_plots)
     print_summary(rows)
-    log(f"report: {run_bench.show(os.path.join(folder, 'report.md'))}, report.json"
-        + (", " + ", ".join(pngs) if pngs else ""))
-    if failed:
-        log("failed runs: " + ", ".join(failed))
-    return 1 if failed or any(not r.get("verified", True) for r in rows) else 0
+    bc.report_written(log, folder, pngs)
+    return bc.run_exit_code(log, failed, rows)
 
 
 if __name__ == "__main__":

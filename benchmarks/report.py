@@ -22,33 +22,19 @@ only (run it with Debian's /usr/bin/python3).
 """
 
 import argparse
-import json
 import math
 import os
-import re
-import statistics
 import sys
 from collections import defaultdict
+
+import bench_common as bc
+from bench_common import fmt_us, geomean, human_size, is_native, short_name, text_table as table
 
 # ---------------------------------------------------------------------------
 # Loading
 
-TIME_TO_US = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
-# Path components Google Benchmark appends to a benchmark's name.
-GB_SUFFIX = re.compile(r"^(manual_time|real_time|process_time|(min_time|min_warmup_time|iterations|repeats|threads):.*)$")
-AGGREGATE_SUFFIX = re.compile(r"_(mean|median|stddev|cv|[A-Za-z0-9]+)$")
-NATIVE_ALG = re.compile(r"^native_alg(\d+)$")
-COLLECTIVE_ORDER = ["bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "allgather",
-                    "reduce_scatter_block", "alltoall", "alltoallv"]
-VECTOR_COLLECTIVES = {"bcast", "reduce", "allreduce"}  # S = the vector; the others: S = p blocks
 LARGE = 1 << 20  # "large message" threshold of the memcpy-bound table
 
-# Open MPI 4.1 coll/tuned algorithm numbers (used when ompi_algorithms.json is absent).
-OMPI_ALGORITHMS = {
-    "allreduce": {1: "basic_linear", 2: "nonoverlapping", 3: "recursive_doubling", 4: "ring",
-                  5: "segmented_ring", 6: "rabenseifner"},
-    "alltoall": {1: "linear", 2: "pairwise", 3: "modified_bruck", 4: "linear_sync", 5: "two_proc"},
-}
 # Open MPI algorithm -> the hpcoll schedule that runs the same algorithm (a trailing "<" = any parameter).
 CORRESPONDING = {
     "allreduce": {"basic_linear": "linear", "nonoverlapping": "reduce_bcast<binomial, binomial>",
@@ -69,18 +55,9 @@ class Measurement:
         self.counters = counters
 
 
-def parse_name(name):
-    """'allreduce/ring/4096/manual_time' -> ('allreduce', 'ring', 4096), or None."""
-    parts = name.split("/")
-    while parts and GB_SUFFIX.match(parts[-1]):
-        parts.pop()
-    if len(parts) < 3 or not parts[-1].isdigit():
-        return None
-    return parts[0], "/".join(parts[1:-1]), int(parts[-1])
-
-
 class Results:
-    """All measurements of a results folder: data[(collective, np)][label][S] = Measurement."""
+    """All measurements of a results folder: data[(collective, np)][label][S] = Measurement. The
+    collectives' order and size rule come from the files' collective list (bc.read_collectives)."""
 
     def __init__(self, folder):
         self.folder = folder
@@ -91,12 +68,12 @@ class Results:
         self.errors = []
         self.cores = None
         self.mpi_library = None
-        self.ompi_names = {c: dict(a) for c, a in OMPI_ALGORITHMS.items()}
+        self.collective_list = bc.Collectives()
+        self.ompi_names = {c: dict(a) for c, a in bc.OMPI_ALGORITHMS.items()}
         meta = os.path.join(folder, "ompi_algorithms.json")
         if os.path.exists(meta):
-            with open(meta) as f:
-                for coll, algs in json.load(f).items():
-                    self.ompi_names[coll] = {int(k): v for k, v in algs.items()}
+            for coll, algs in bc.load_json(meta).items():
+                self.ompi_names[coll] = {int(k): v for k, v in algs.items()}
         self._raw = []
         self.inexact = set()  # (key, nominal S) whose rows have an actual S below the nominal one
         for fname in sorted(os.listdir(folder)):
@@ -105,68 +82,38 @@ class Results:
         self._bucket()
 
     def _load(self, path):
+        name = os.path.basename(path)
         try:
-            with open(path) as f:
-                doc = json.load(f)
+            doc = bc.load_json(path)
         except (OSError, ValueError) as e:
-            self.errors.append(f"{os.path.basename(path)}: unreadable ({e})")
+            self.errors.append(f"{name}: unreadable ({e})")
             return
-        if not isinstance(doc, dict) or "benchmarks" not in doc:
+        if not bc.is_bench_doc(doc):
             return
-        ctx = doc.get("context", {})
-        file_np = _int(ctx.get("np"))
-        if file_np is None:
-            m = re.match(r"np(\d+)", os.path.basename(path))
-            file_np = int(m.group(1)) if m else None
-        cores = _int(ctx.get("cores")) or _int(ctx.get("num_cpus"))
-        self.cores = self.cores or cores
-        self.mpi_library = self.mpi_library or ctx.get("mpi_library")
-        self.files.append((os.path.basename(path), file_np, ctx.get("mpi_library", "?"), cores))
-
-        # Group repetitions and aggregates of one benchmark run.
-        runs = {}
-        for e in doc["benchmarks"]:
-            run_name = e.get("run_name")
-            if not run_name:
-                run_name = e["name"]
-                if e.get("run_type") == "aggregate":
-                    run_name = AGGREGATE_SUFFIX.sub("", run_name)
-            if e.get("error_occurred"):
-                self.errors.append(f"{os.path.basename(path)}: {e['name']}: {e.get('error_message', 'error')}")
-                continue
-            runs.setdefault(run_name, []).append(e)
-
-        for run_name, entries in runs.items():
-            parsed = parse_name(run_name)
-            if parsed is None:
-                continue
-            collective, label, size = parsed
-            medians = [e for e in entries if e.get("run_type") == "aggregate" and e.get("aggregate_name") == "median"]
-            iterations = [e for e in entries if e.get("run_type", "iteration") == "iteration"]
-            if medians:
-                chosen = [medians[0]]
-            elif iterations:
-                chosen = iterations
-            else:
-                continue
-            times = [e["real_time"] * TIME_TO_US.get(e.get("time_unit", "ns"), 1e-3) for e in chosen]
+        f = bc.read_bench_doc(doc, name)
+        if f.list_problem:
+            self.errors.append(f.list_problem)
+        self.cores = self.cores or f.cores
+        self.mpi_library = self.mpi_library or f.mpi_library
+        self.files.append((name, f.np, f.mpi_library or "?", f.cores))
+        self.collective_list.merge(f.collectives)
+        self.errors += f.errors
+        for run in f.runs:
             counters = {}
             for key in ("bytes", "np", "algbw_GBps", "busbw_GBps", "GBps"):
-                vals = [e[key] for e in chosen if isinstance(e.get(key), (int, float))]
+                vals = [e[key] for e in run.entries if isinstance(e.get(key), (int, float))]
                 if vals:
-                    counters[key] = statistics.median(vals)
-            size = int(counters.get("bytes", size))
-            np_ = file_np if file_np is not None else (int(counters["np"]) if "np" in counters else None)
-            if np_ is None:
-                continue
-            if collective == "memcpy":  # its np counter is 1: it runs on rank 0 alone
+                    counters[key] = bc.median(vals)
+            size = int(counters.get("bytes", run.size))
+            if run.collective == "memcpy":  # its np counter is 1: it runs on rank 0 alone
                 if "GBps" in counters:
-                    self.memcpy[np_][size] = counters["GBps"]
+                    self.memcpy[run.np][size] = counters["GBps"]
                 continue
-            key = (collective, np_)
-            if label not in self.label_order[key]:
-                self.label_order[key].append(label)
-            self._raw.append((key, label, size, Measurement(statistics.median(times), counters)))
+            key = (run.collective, run.np)
+            if run.label not in self.label_order[key]:
+                self.label_order[key].append(run.label)
+            self._raw.append((key, run.label, size,
+                              Measurement(bc.median(bc.entry_us(e) for e in run.entries), counters)))
 
     def _bucket(self):
         """Files by nominal size: the p-block collectives report S = p*floor(S/4p)*4 bytes, a little
@@ -176,7 +123,7 @@ class Results:
         for np_sizes in self.memcpy.values():
             grid |= set(np_sizes)
         for (collective, _), label, size, _ in self._raw:
-            if collective in VECTOR_COLLECTIVES:
+            if self.collective_list.is_vector(collective):
                 grid.add(size)
         grid = sorted(grid)
         for key, label, size, m in self._raw:
@@ -190,10 +137,7 @@ class Results:
     # -- queries -----------------------------------------------------------
 
     def keys(self):
-        def order(k):
-            c, n = k
-            return (COLLECTIVE_ORDER.index(c) if c in COLLECTIVE_ORDER else len(COLLECTIVE_ORDER), c, n)
-        return sorted(self.data, key=order)
+        return sorted(self.data, key=lambda k: (self.collective_list.sort_key(k[0]), k[1]))
 
     def nps(self, collective):
         return sorted(n for c, n in self.data if c == collective)
@@ -205,26 +149,26 @@ class Results:
                 seen.append(c)
         return seen
 
+    def undescribed(self):
+        """Collectives with rows that no file's collective list names."""
+        return [c for c in self.collectives() if c not in self.collective_list]
+
     def sizes(self, key):
         return sorted({s for per_label in self.data[key].values() for s in per_label})
 
     def schedules(self, key):
         """hpcoll schedules (not default, not native), in the binary's order."""
-        return [l for l in self.label_order[key] if l != "default" and not is_native(l)]
+        return [l for l in self.label_order[key] if bc.is_candidate(l)]
 
     def native_ref(self, key):
         """The native column: "native", or the only native label that is not a forced algorithm."""
-        labels = self.label_order[key]
-        if "native" in labels:
-            return "native"
-        others = [l for l in labels if is_native(l) and not NATIVE_ALG.match(l)]
-        return others[0] if len(others) == 1 else None
+        return bc.native_column(self.label_order[key])
 
     def forced(self, key):
         """{k: label} of the Open MPI algorithms forced one by one (seed mode)."""
         out = {}
         for l in self.label_order[key]:
-            m = NATIVE_ALG.match(l)
+            m = bc.NATIVE_ALG.match(l)
             if m:
                 out[int(m.group(1))] = l
         return dict(sorted(out.items()))
@@ -232,84 +176,6 @@ class Results:
     def time(self, key, label, size):
         m = self.data[key].get(label, {}).get(size)
         return m.time_us if m else None
-
-
-def _int(v):
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def is_native(label):
-    return label.startswith("native")
-
-
-# ---------------------------------------------------------------------------
-# Formatting
-
-def human_size(b):
-    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if b >= factor:
-            v = b / factor
-            return f"{v:.0f} {unit}" if v == int(v) else f"{v:.1f} {unit}"
-    return f"{b} B"
-
-
-def fmt_us(t):
-    if t is None:
-        return "—"
-    if t < 10:
-        return f"{t:.2f}"
-    if t < 1000:
-        return f"{t:.1f}"
-    return f"{t:.0f}"
-
-
-ABBREVIATIONS = [
-    ("reduce_scatter_allgather", "rs+ag"), ("scatter_allgather", "sc+ag"), ("reduce_bcast", "red+bc"),
-    ("recursive_doubling", "rdbl"), ("recursive_halving", "rhalv"), ("segmented_ring", "segring"),
-    ("linear_sync", "linsync"), ("binomial", "binom"), ("basic_linear", "blinear"),
-    ("nonoverlapping", "nonovl"), ("rabenseifner", "rabens"), ("modified_bruck", "mbruck"),
-]
-
-
-def short_name(label):
-    s = label.replace(", ", ",")
-    for long, short in ABBREVIATIONS:
-        s = s.replace(long, short)
-    s = re.sub(r"<(\d+)>", lambda m: "<" + _short_number(int(m.group(1))) + ">", s)
-    return s
-
-
-def _short_number(n):
-    if n >= 1 << 20 and n % (1 << 20) == 0:
-        return f"{n >> 20}M"
-    if n >= 1 << 10 and n % (1 << 10) == 0:
-        return f"{n >> 10}K"
-    return str(n)
-
-
-def table(header, rows, left=1):
-    """Plain-text table; header and rows (None = a rule) are lists of strings; the first `left` columns
-    are left-aligned, the others right-aligned."""
-    widths = [max(len(r[i]) for r in [header] + rows if r is not None) for i in range(len(header))]
-    lines = []
-
-    def line(cells):
-        out = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))]
-        return "  " + " | ".join(out)
-
-    lines.append(line(header))
-    lines.append("  " + "-+-".join("-" * w for w in widths))
-    for r in rows:
-        lines.append(line(r) if r is not None else "  " + "-+-".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def geomean(xs):
-    xs = [x for x in xs if x and x > 0]
-    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
 # ---------------------------------------------------------------------------
@@ -393,9 +259,9 @@ def seed_tables(res, detail):
 
         print(f"\n== {collective}: best per data size (seed paper, Table 5 form) ==")
         print("  one cell per (data size, process count); times compared are µs per call, slowest rank")
-        if collective not in VECTOR_COLLECTIVES:
-            print(f"  data size = S, the whole p-block buffer of a rank (NCCL convention); a size whose block "
-                  f"would be empty (S < 4p bytes) is not run: —")
+        if not res.collective_list.is_vector(collective):
+            print("  data size = S, the whole p-block buffer of a rank (NCCL convention); a size whose block "
+                  "would be empty (S < 4p bytes) is not run: —")
         best_hp, best_ompi, default_pick, ratio = {}, {}, {}, {}
         for n in nps:
             key = (collective, n)
@@ -492,20 +358,8 @@ def resolve_schedule(res, key, target):
 # ---------------------------------------------------------------------------
 # Plots
 
-def pyplot(complain):
-    """matplotlib.pyplot on the Agg backend; None, after complain(message), without matplotlib."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as e:
-        complain(f"no plots: matplotlib unavailable ({e}); run with /usr/bin/python3")
-        return None
-    return plt
-
-
 def make_plots(res):
-    plt = pyplot(lambda message: print(f"\n({message})"))
+    plt = bc.pyplot(lambda message: print(f"\n({message})"))
     if plt is None:
         return []
     from matplotlib.colors import ListedColormap
@@ -658,6 +512,9 @@ def main():
     print("  memory every byte on the 'bus' is copied at least once by some core, so 100% means the")
     print("  collective keeps each rank's data moving as fast as a single memcpy; small values = latency-,")
     print("  synchronisation- or reduction-bound.")
+    if res.undescribed():
+        print(f"  NOTE: the JSON's collective list (context '{bc.CONTEXT_KEY}') does not name "
+              f"{', '.join(res.undescribed())}: listed last, S read as the whole p-block buffer.")
     if res.cores and any(n > res.cores for _, n in res.data):
         print(f"  NOTE: runs with more ranks than the {res.cores} cores are oversubscribed "
               "(mpi_yield_when_idle on): compare their times only as ratios.")

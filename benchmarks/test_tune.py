@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Unit test of benchmarks/tune.py (the tuning-table builder) and benchmarks/dispatch_eval.py (the
-dispatcher evaluation), on small synthetic hpcoll_bench JSON and decisions files: no MPI, no timing.
+dispatcher evaluation), on small synthetic hpcoll_bench JSON and the evaluation folder in
+benchmarks/testdata/dispatch/: no MPI, no timing.
 Run by ctest (bench.tune_script) or directly: /usr/bin/python3 benchmarks/test_tune.py [-v]
 """
 
@@ -9,6 +10,7 @@ import io
 import json
 import math
 import os
+import shutil
 import sys
 import tempfile
 import unittest
@@ -16,10 +18,14 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+import bench_common as bc  # noqa: E402
 import dispatch_eval  # noqa: E402
 import tune  # noqa: E402
 
-U64 = (1 << 64) - 1
+U64 = bc.U64_MAX
+TESTDATA = os.path.join(HERE, "testdata")
+# The collective list as hpcoll_bench writes it into its JSON context (a string of JSON text).
+COLLECTIVES_TEXT = bc.load_json(os.path.join(TESTDATA, "bench", "np2.json"))["context"][bc.CONTEXT_KEY]
 
 
 def row(collective, schedule, size, us, np_=None, **extra):
@@ -43,9 +49,11 @@ def aggregates(collective, schedule, size, mean_us, median_us):
     return out
 
 
-def bench_doc(np_, rows):
-    return {"context": {"np": str(np_), "cores": "2", "mpi_library": "Open MPI v4.1.4, package: test"},
-            "benchmarks": rows}
+def bench_doc(np_, rows, collectives=COLLECTIVES_TEXT):
+    ctx = {"np": str(np_), "cores": "2", "mpi_library": "Open MPI v4.1.4, package: test"}
+    if collectives is not None:
+        ctx[bc.CONTEXT_KEY] = collectives
+    return {"context": ctx, "benchmarks": rows}
 
 
 def grid(collective, sizes, times, np_=None):
@@ -123,7 +131,7 @@ class Table(unittest.TestCase):
         for e in t["entries"]:
             self.assertEqual(set(e), {"collective", "min_ranks", "max_ranks", "min_bytes", "max_bytes", "schedule"})
             self.assertEqual(e["min_ranks"], e["max_ranks"])
-        self.assertEqual(tune.check_table(t), [])
+        self.assertEqual(tune.check_table(t, self.bench.collectives), [])
         # 2^64-1 must survive JSON exactly.
         self.assertIn("18446744073709551615", json.dumps(t))
 
@@ -168,13 +176,44 @@ class Table(unittest.TestCase):
         g[1]["min_bytes"] += 1  # a gap
         bad["entries"].append({"collective": "gatherv", "min_ranks": 2, "max_ranks": 2, "min_bytes": 0,
                                "max_bytes": 5, "schedule": "linear"})
-        problems = "\n".join(tune.check_table(bad))
+        bad["entries"].append({"collective": "scan", "min_ranks": 2, "max_ranks": 2, "min_bytes": 0,
+                               "max_bytes": U64, "schedule": "linear"})
+        bad["entries"][0]["schedule"] = "pairwise"
+        problems = "\n".join(tune.check_table(bad, self.bench.collectives))
         self.assertIn("gap or overlap", problems)
-        self.assertIn("v-collective", problems)
+        self.assertIn("per-rank (v-)collective needs one entry", problems)
+        self.assertIn("unknown collective scan", problems)
+        self.assertIn("pairwise is not a candidate of bcast", problems)
         merged = {"format": tune.FORMAT, "entries": [
-            {"collective": "bcast", "min_ranks": 2, "max_ranks": 2, "min_bytes": 0, "max_bytes": 9, "schedule": "a"},
-            {"collective": "bcast", "min_ranks": 2, "max_ranks": 2, "min_bytes": 10, "max_bytes": U64, "schedule": "a"}]}
-        self.assertIn("same schedule", "\n".join(tune.check_table(merged)))
+            {"collective": "bcast", "min_ranks": 2, "max_ranks": 2, "min_bytes": 0, "max_bytes": 9,
+             "schedule": "linear"},
+            {"collective": "bcast", "min_ranks": 2, "max_ranks": 2, "min_bytes": 10, "max_bytes": U64,
+             "schedule": "linear"}]}
+        self.assertIn("same schedule", "\n".join(tune.check_table(merged, self.bench.collectives)))
+
+    def test_rules_come_from_the_collective_list(self):
+        # A list naming allreduce per_rank (and alltoall before it): one entry, and alltoall first.
+        lst = json.loads(COLLECTIVES_TEXT)
+        for c in lst:
+            if c["name"] == "allreduce":
+                c["message_size"] = "per_rank"
+        lst.sort(key=lambda c: c["name"] != "alltoall")
+        b = tune.Bench()
+        b.add_doc(bench_doc(2, grid("allreduce", [4, 16], {"ring": [2.0, 1.0], "linear": [1.0, 3.0]})
+                            + grid("alltoall", [4], {"bruck": [1.0]}), json.dumps(lst)), "np2.json")
+        entries = tune.build_entries(b)
+        self.assertEqual([(e["collective"], e["min_bytes"], e["max_bytes"], e["schedule"]) for e in entries],
+                         [("alltoall", 0, U64, "bruck"), ("allreduce", 0, U64, "ring")])
+
+    def test_no_collective_list_no_table(self):
+        b = tune.Bench()
+        b.add_doc(bench_doc(2, grid("allreduce", [4], {"ring": [1.0]}), collectives=None), "np2.json")
+        self.assertIn("allreduce: not in the collective list", "\n".join(b.undescribed()))
+        with self.assertRaises(bc.UnknownCollective):
+            tune.build_entries(b)
+        b = tune.Bench()
+        b.add_doc(bench_doc(2, grid("allreduce", [4], {"ring": [1.0]}), collectives="[{]"), "np2.json")
+        self.assertIn("np2.json: context 'hpcoll_collectives' is no JSON text", "\n".join(b.undescribed()))
 
     def test_summary_mentions_every_group(self):
         text = "\n".join(tune.summary_lines(self.bench, self.table))
@@ -200,45 +239,16 @@ class Table(unittest.TestCase):
 
 
 class Evaluation(unittest.TestCase):
-    """A synthetic evaluation folder: bench rows at np 2, model and table decisions, the table."""
+    """testdata/dispatch/: bench rows at np 2 (allreduce at 4, 64 and 1024 B: native 2, 2, 10 µs, default 4.1,
+    3, 12, ring 4, 3, 12, recursive_doubling 1, 6, 24; gatherv at 16 B: native 1, linear 1, linear_sync<8> 2),
+    model decisions (ring; linear) and table decisions (recursive_doubling up to 100 B, then ring; linear), the
+    table (tuning.json, a relative table_path in eval.json) and predictions (ring 2 µs, recursive_doubling 4 µs;
+    gatherv 1 µs each)."""
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
-        d = self.dir = self.tmp.name
-        sizes = [4, 64, 1024]
-        rows = grid("allreduce", sizes, {"native": [2.0, 2.0, 10.0], "default": [4.1, 3.0, 12.0],
-                                         "ring": [4.0, 3.0, 12.0], "recursive_doubling": [1.0, 6.0, 24.0]})
-        rows += grid("gatherv", [16], {"native": [1.0], "linear": [1.0], "linear_sync<8>": [2.0]})
-        with open(os.path.join(d, "np2.json"), "w") as f:
-            json.dump(bench_doc(2, rows), f)
-
-        def decisions(choices, reason, tuning_source):
-            out = []
-            for (coll, size), choice in choices.items():
-                preds = ({"ring": 2e-6, "recursive_doubling": 4e-6} if coll == "allreduce"
-                         else {"linear": 1e-6, "linear_sync<8>": 1e-6})
-                out.append({"collective": coll, "bytes": size, "model_choice": model[(coll, size)], "choice": choice,
-                            "reason": reason, "candidates": [{"schedule": s, "predicted_s": p} for s, p in preds.items()]})
-            return {"np": 2, "machine_source": "built-in defaults", "tuning_source": tuning_source, "rows": out}
-        model = {("allreduce", 4): "ring", ("allreduce", 64): "ring", ("allreduce", 1024): "ring",
-                 ("gatherv", 16): "linear"}
-        table = {("allreduce", 4): "recursive_doubling", ("allreduce", 64): "recursive_doubling",
-                 ("allreduce", 1024): "ring", ("gatherv", 16): "linear"}
-        self.table = {"format": "hpcoll-tuning-1", "entries": [
-            {"collective": "allreduce", "min_ranks": 2, "max_ranks": 2, "min_bytes": 0, "max_bytes": 100,
-             "schedule": "recursive_doubling"},
-            {"collective": "allreduce", "min_ranks": 2, "max_ranks": 2, "min_bytes": 101, "max_bytes": U64,
-             "schedule": "ring"},
-            {"collective": "gatherv", "min_ranks": 2, "max_ranks": 2, "min_bytes": 0, "max_bytes": U64,
-             "schedule": "linear"}]}
-        with open(os.path.join(d, "tuning.json"), "w") as f:
-            json.dump(self.table, f)
-        with open(os.path.join(d, "decisions-model-np2.json"), "w") as f:
-            json.dump(decisions(model, "model", None), f)
-        with open(os.path.join(d, "decisions-table-np2.json"), "w") as f:
-            json.dump(decisions(table, "table", "tuning.json"), f)
-        with open(os.path.join(d, "eval.json"), "w") as f:
-            json.dump({"table": "tuning.json", "table_path": os.path.join(d, "tuning.json")}, f)
+        self.dir = os.path.join(self.tmp.name, "dispatch")
+        shutil.copytree(os.path.join(TESTDATA, "dispatch"), self.dir)
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -247,6 +257,8 @@ class Evaluation(unittest.TestCase):
         ev = dispatch_eval.Evaluation(self.dir)
         self.assertEqual(len(ev.cells), 4)
         self.assertEqual(ev.notes, [])
+        self.assertIsNotNone(ev.table)
+        self.assertEqual(ev.collective_list.names()[:3], ["bcast", "reduce", "allreduce"])
         res = dispatch_eval.analyse(ev)
         cell = {(c["collective"], c["bytes"]): c for c in res["cells"]}
         # 4 B: best recursive_doubling 1.0; model ring 4.0 -> 4; table recursive_doubling -> 1.
@@ -305,10 +317,13 @@ class Evaluation(unittest.TestCase):
         with open(os.path.join(self.dir, "report.json")) as f:
             self.assertIn("regret", json.load(f))
 
-    def test_percentile(self):
-        self.assertEqual(dispatch_eval.percentile([1, 2, 3, 4, 5], 50), 3)
-        self.assertAlmostEqual(dispatch_eval.percentile(list(range(1, 11)), 90), 9.1)
-        self.assertIsNone(dispatch_eval.percentile([], 90))
+    def test_regret_stats(self):
+        r = dispatch_eval.regret_stats([1.0, 1.0, 1.02, 2.0, 4.0])
+        self.assertEqual((r["cells"], r["median"], r["worst"]), (5, 1.02, 4.0))
+        self.assertAlmostEqual(r["p90"], 3.2)
+        self.assertAlmostEqual(r["within_5pct"], 0.6)
+        self.assertAlmostEqual(r["optimal"], 0.4)
+        self.assertIsNone(dispatch_eval.regret_stats([]))
 
 
 if __name__ == "__main__":
