@@ -5,7 +5,7 @@
 #include <mpi.h>
 
 #include <array>
-#include <complex>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -39,6 +39,29 @@ namespace detail {
 template <class T>
 concept hana_struct = boost::hana::Struct<T>::value;
 
+/// A complex number type as std::complex<float | double | long double> is
+/// one: real() and imag() of its value_type, the two of them and nothing
+/// else. (Recognised by its shape, so that this header need not include
+/// <complex>, which brings the iostreams.)
+template <class T>
+concept complex_number = requires(const T& z) {
+  typename T::value_type;
+  requires std::same_as<typename T::value_type, float> || std::same_as<typename T::value_type, double> ||
+               std::same_as<typename T::value_type, long double>;
+  requires sizeof(T) == 2 * sizeof(typename T::value_type);
+  { z.real() } -> std::same_as<typename T::value_type>;
+  { z.imag() } -> std::same_as<typename T::value_type>;
+};
+
+/// MPI's complex type of a complex number type.
+template <complex_number T>
+MPI_Datatype complex_datatype() {
+  using V = typename T::value_type;
+  if constexpr (std::same_as<V, float>) return MPI_CXX_FLOAT_COMPLEX;
+  else if constexpr (std::same_as<V, double>) return MPI_CXX_DOUBLE_COMPLEX;
+  else return MPI_CXX_LONG_DOUBLE_COMPLEX;
+}
+
 inline MPI_Datatype commit(MPI_Datatype type) {
   HPCOLL_MPI(MPI_Type_commit, &type);
   return type;
@@ -64,17 +87,21 @@ inline MPI_Aint byte_offset(const void* base, const void* member) {
 }  // namespace detail
 
 /// Customisation point: `static MPI_Datatype get()` returns a committed
-/// datatype for T. The primary template covers structs reflected with
-/// BOOST_HANA_DEFINE_STRUCT (member by member) and any other trivially
-/// copyable type (as sizeof(T) bytes).
+/// datatype for T. The primary template covers std::complex (MPI's complex
+/// types), structs reflected with BOOST_HANA_DEFINE_STRUCT (member by
+/// member) and any other trivially copyable type (as sizeof(T) bytes).
 template <class T, class = void>
 struct mpi_datatype {
   static MPI_Datatype get() {
     static_assert(transmittable<T>,
                   "hpcoll: element type must be trivially copyable (or specialise "
                   "hpcoll::is_bitwise_transmittable and hpcoll::mpi_datatype)");
-    static const MPI_Datatype type = make();
-    return type;
+    if constexpr (detail::complex_number<T>) {
+      return detail::complex_datatype<T>();
+    } else {
+      static const MPI_Datatype type = make();
+      return type;
+    }
   }
 
 private:
@@ -130,9 +157,6 @@ HPCOLL_PREDEFINED_DATATYPE(float, MPI_FLOAT)
 HPCOLL_PREDEFINED_DATATYPE(double, MPI_DOUBLE)
 HPCOLL_PREDEFINED_DATATYPE(long double, MPI_LONG_DOUBLE)
 HPCOLL_PREDEFINED_DATATYPE(bool, MPI_CXX_BOOL)
-HPCOLL_PREDEFINED_DATATYPE(std::complex<float>, MPI_CXX_FLOAT_COMPLEX)
-HPCOLL_PREDEFINED_DATATYPE(std::complex<double>, MPI_CXX_DOUBLE_COMPLEX)
-HPCOLL_PREDEFINED_DATATYPE(std::complex<long double>, MPI_CXX_LONG_DOUBLE_COMPLEX)
 #undef HPCOLL_PREDEFINED_DATATYPE
 
 /// std::pair of any transmittable members, as a two-member struct type.

@@ -1,11 +1,26 @@
 // hpcoll::error — the one exception type of the library.
 #pragma once
 
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace hpcoll {
+
+namespace detail {
+/// The parts one after the other: the library's messages are built with one
+/// call each (numbers through std::to_string), which keeps the code of its
+/// error paths small in every translation unit.
+inline std::string concat(std::initializer_list<std::string_view> parts) {
+  std::size_t size = 0;
+  for (std::string_view p : parts) size += p.size();
+  std::string s;
+  s.reserve(size);
+  for (std::string_view p : parts) s += p;
+  return s;
+}
+}  // namespace detail
 
 /// Raised for bad arguments, unsupported (op, schedule) pairs, disagreement
 /// between ranks (checked mode) and failed MPI calls. The message always names
@@ -28,19 +43,9 @@ public:
 private:
   static std::string format(std::string_view collective, std::string_view schedule,
                             std::string_view what) {
-    std::string s = "hpcoll";
-    if (!collective.empty()) {
-      s += "::";
-      s += collective;
-      if (!schedule.empty()) {
-        s += '<';
-        s += schedule;
-        s += '>';
-      }
-    }
-    s += ": ";
-    s += what;
-    return s;
+    if (collective.empty()) return detail::concat({"hpcoll: ", what});
+    if (schedule.empty()) return detail::concat({"hpcoll::", collective, ": ", what});
+    return detail::concat({"hpcoll::", collective, "<", schedule, ">: ", what});
   }
 
   std::string collective_;

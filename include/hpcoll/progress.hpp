@@ -1,10 +1,12 @@
-// Progress of nonblocking collectives: hpcoll::progress::poll and the
-// settings of the progress thread and the offload worker. The policies
-// themselves (progress::manual, thread, offload) are in hpcoll/policies.hpp.
+// Progress of nonblocking collectives: hpcoll::progress::poll, the engines of
+// progress::thread and progress::offload and their settings. (The policies
+// themselves are in hpcoll/policies.hpp; using progress::thread or
+// progress::offload needs this header, which the umbrella includes.)
 #pragma once
 
 #include "communicator.hpp"
-#include "exec/progress_engine.hpp"
+#include "exec/manual_engine.hpp"
+#include "exec/threaded_engines.hpp"
 #include "policies.hpp"
 
 namespace hpcoll::progress {

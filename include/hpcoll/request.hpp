@@ -2,19 +2,16 @@
 // persistent collectives.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <exception>
 #include <memory>
 #include <optional>
-#include <ranges>
-#include <thread>
+#include <iterator>
 #include <utility>
 
 #include "error.hpp"
 #include "exec/operation.hpp"
-#include "exec/progress_engine.hpp"
 
 namespace hpcoll {
 
@@ -39,12 +36,18 @@ public:
   bool active() const noexcept { return active_; }
   /// Whether the run has ended (true when none is active). Makes no progress.
   bool ready() const noexcept { return !active_ || op_->done(); }
+  /// Library internal: the engine of the run in flight (nullptr when none),
+  /// and one attempt at progress by it.
+  detail::progress_engine* engine() const noexcept { return active_ ? &op_->engine() : nullptr; }
+  void drive() {
+    if (active_) op_->engine().drive(*op_);
+  }
   /// Advances progress (manual policy) and returns whether the run has ended;
   /// once it has, the request is complete: no longer active, and a failure is
   /// raised here.
   bool test() {
     if (!active_) return true;
-    drive(*op_);
+    op_->engine().drive(*op_);
     if (!op_->done()) return false;
     wait();
     return true;
@@ -53,7 +56,7 @@ public:
   /// completes the request; raises the run's failure, if any.
   void wait() {
     if (!active_) return;
-    await(*op_);
+    op_->engine().await(*op_);
     complete();
   }
 
@@ -126,7 +129,7 @@ public:
     if (!op_)
       throw error("", "", "persistent_request::start: the request is empty (moved from or default-constructed)");
     if (active_) throw error("", "", "persistent_request::start: the previous run is still active; wait for it first");
-    detail::launch(*op_, op_->comm().next_tag());
+    op_->engine().launch(*op_, op_->comm().next_tag());
     active_ = true;
     op_->count_run();
   }
@@ -134,7 +137,8 @@ public:
 
 /// Waits for every request of the range; if runs failed, raises the first
 /// failure after all have ended (like MPI_Waitall).
-template <std::ranges::range Requests>
+template <class Requests>
+  requires requires(Requests& r) { std::ranges::begin(r); std::ranges::end(r); }
 void wait_all(Requests&& requests) {
   std::exception_ptr first;
   for (auto& r : requests) {
@@ -150,7 +154,8 @@ void wait_all(Requests&& requests) {
 /// Waits until one active request of the range has ended, completes it and
 /// returns its index; std::nullopt if none is active (MPI_UNDEFINED). A failed
 /// run is raised.
-template <std::ranges::random_access_range Requests>
+template <class Requests>
+  requires requires(Requests& r) { std::ranges::begin(r); std::ranges::end(r); }
 std::optional<std::size_t> wait_any(Requests&& requests) {
   while (true) {
     bool any_active = false;
@@ -166,8 +171,14 @@ std::optional<std::size_t> wait_any(Requests&& requests) {
       ++i;
     }
     if (!any_active) return std::nullopt;
-    detail::manual_engine::instance().advance();
-    std::this_thread::yield();
+    detail::progress_engine* driven = nullptr;  // one attempt per engine (each advances all its requests)
+    for (auto& r : requests) {
+      if (detail::progress_engine* e = r.engine(); e && e != driven) {
+        driven = e;
+        r.drive();
+      }
+    }
+    detail::yield_core();
   }
 }
 

@@ -17,13 +17,13 @@ struct Allreduce : detail::collective_interface<Allreduce<Schedule, Check, Progr
   /// out[i] = in_0[i] ⊕ in_1[i] ⊕ … ⊕ in_{p−1}[i] on every rank.
   template <detail::input_range In, detail::output_range Out, class Op>
   static auto prepare(const communicator& c, const In& in, Out&& out, Op op) {
-    static_assert(std::same_as<std::ranges::range_value_t<In>, std::ranges::range_value_t<Out>>,
+    static_assert(std::same_as<detail::element_t<In>, detail::element_t<Out>>,
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
     const auto output = detail::output_span(out);
     auto call = make(c, input.data(), output, false, op);
     call.args.require(output.size() == input.size(), "output has ", output.size(), " elements, input has ", input.size());
-    call.args.disjoint(input, std::span<const std::ranges::range_value_t<In>>(output));
+    call.args.disjoint(input, std::span<const detail::element_t<In>>(output));
     return call;
   }
 

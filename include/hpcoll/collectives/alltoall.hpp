@@ -17,7 +17,7 @@ struct Alltoall : detail::collective_interface<Alltoall<Schedule, Check, Progres
   /// in, out: size blocks of the same length.
   template <detail::input_range In, detail::output_range Out>
   static auto prepare(const communicator& c, const In& in, Out&& out) {
-    static_assert(std::same_as<std::ranges::range_value_t<In>, std::ranges::range_value_t<Out>>,
+    static_assert(std::same_as<detail::element_t<In>, detail::element_t<Out>>,
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
     const auto output = detail::output_span(out);
@@ -25,7 +25,7 @@ struct Alltoall : detail::collective_interface<Alltoall<Schedule, Check, Progres
     detail::argument_check args;
     args.require(input.size() == output.size(), "output has ", output.size(), " elements, input has ", input.size());
     args.require(input.size() % p == 0, "input has ", input.size(), " elements, not a multiple of ", p);
-    args.disjoint(input, std::span<const std::ranges::range_value_t<In>>(output));
+    args.disjoint(input, std::span<const detail::element_t<In>>(output));
     return make(c, input.data(), output, false, std::move(args));
   }
 

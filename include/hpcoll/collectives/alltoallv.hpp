@@ -24,18 +24,18 @@ struct Alltoallv : detail::collective_interface<Alltoallv<Schedule, Check, Progr
             detail::input_range RC, detail::input_range RD>
   static auto prepare(const communicator& c, const In& in, const SC& send_counts, const SD& send_displs, Out&& out,
                       const RC& recv_counts, const RD& recv_displs) {
-    static_assert(std::same_as<std::ranges::range_value_t<In>, std::ranges::range_value_t<Out>>,
+    static_assert(std::same_as<detail::element_t<In>, detail::element_t<Out>>,
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
     const auto output = detail::output_span(out);
-    call_type<std::ranges::range_value_t<In>> call;
+    call_type<detail::element_t<In>> call;
     const auto sc = detail::as_sizes(send_counts, call.kept[0], call.args, "send counts");
     const auto sd = detail::as_sizes(send_displs, call.kept[1], call.args, "send displacements");
     const auto rc = detail::as_sizes(recv_counts, call.kept[2], call.args, "receive counts");
     const auto rd = detail::as_sizes(recv_displs, call.kept[3], call.args, "receive displacements");
     detail::check_blocks(call.args, sc, sd, input.size(), c.size(), "send");
     detail::check_blocks(call.args, rc, rd, output.size(), c.size(), "receive");
-    call.args.disjoint(input, std::span<const std::ranges::range_value_t<In>>(output));
+    call.args.disjoint(input, std::span<const detail::element_t<In>>(output));
     fill(call, c, input.data(), output, sc, sd, rc, rd, false);
     return call;
   }
@@ -45,7 +45,7 @@ struct Alltoallv : detail::collective_interface<Alltoallv<Schedule, Check, Progr
   template <detail::output_range Buf, detail::input_range Counts, detail::input_range Displs>
   static auto prepare(const communicator& c, in_place_t, Buf&& buf, const Counts& counts, const Displs& displs) {
     const auto buffer = detail::output_span(buf);
-    call_type<std::ranges::range_value_t<Buf>> call;
+    call_type<detail::element_t<Buf>> call;
     const auto n = detail::as_sizes(counts, call.kept[0], call.args, "counts");
     const auto d = detail::as_sizes(displs, call.kept[1], call.args, "displacements");
     detail::check_blocks(call.args, n, d, buffer.size(), c.size(), "buffer");

@@ -17,7 +17,7 @@ struct Gather : detail::collective_interface<Gather<Schedule, Check, Progress>, 
   /// out (root only: size × in.size() elements) receives rank q's `in` as block q.
   template <detail::input_range In, detail::output_range Out>
   static auto prepare(const communicator& c, const In& in, Out&& out, int root) {
-    static_assert(std::same_as<std::ranges::range_value_t<In>, std::ranges::range_value_t<Out>>,
+    static_assert(std::same_as<detail::element_t<In>, detail::element_t<Out>>,
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
     const auto output = detail::output_span(out);
@@ -26,7 +26,7 @@ struct Gather : detail::collective_interface<Gather<Schedule, Check, Progress>, 
     if (c.rank() == root) {
       call.args.require(output.size() == input.size() * static_cast<std::size_t>(c.size()), "the root's output has ",
                         output.size(), " elements, it needs ", c.size(), " blocks of ", input.size());
-      call.args.disjoint(input, std::span<const std::ranges::range_value_t<In>>(output));
+      call.args.disjoint(input, std::span<const detail::element_t<In>>(output));
     }
     return call;
   }

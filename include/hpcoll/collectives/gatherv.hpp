@@ -23,11 +23,11 @@ struct Gatherv : detail::collective_interface<Gatherv<Schedule, Check, Progress>
   template <detail::input_range In, detail::output_range Out, detail::input_range Counts, detail::input_range Displs>
   static auto prepare(const communicator& c, const In& in, Out&& out, const Counts& counts, const Displs& displs,
                       int root) {
-    static_assert(std::same_as<std::ranges::range_value_t<In>, std::ranges::range_value_t<Out>>,
+    static_assert(std::same_as<detail::element_t<In>, detail::element_t<Out>>,
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
     const auto output = detail::output_span(out);
-    call_type<std::ranges::range_value_t<In>> call;
+    call_type<detail::element_t<In>> call;
     detail::argument_check conversion;
     const auto n = detail::as_sizes(counts, call.kept[0], conversion, "counts");
     const auto d = detail::as_sizes(displs, call.kept[1], conversion, "displacements");
@@ -38,7 +38,7 @@ struct Gatherv : detail::collective_interface<Gatherv<Schedule, Check, Progress>
       if (call.args.problem().empty())
         call.args.require(n[static_cast<std::size_t>(root)] == input.size(), "the root sends ", input.size(),
                           " elements but expects ", n[static_cast<std::size_t>(root)], " from itself");
-      call.args.disjoint(input, std::span<const std::ranges::range_value_t<In>>(output));
+      call.args.disjoint(input, std::span<const detail::element_t<In>>(output));
     }
     fill(call, c, input.data(), input.size(), output, n, d, false, root);
     return call;
@@ -63,7 +63,7 @@ struct Gatherv : detail::collective_interface<Gatherv<Schedule, Check, Progress>
   static auto prepare(const communicator& c, in_place_t, Out&& out, const Counts& counts, const Displs& displs,
                       int root) {
     const auto output = detail::output_span(out);
-    call_type<std::ranges::range_value_t<Out>> call;
+    call_type<detail::element_t<Out>> call;
     detail::argument_check conversion;
     const auto n = detail::as_sizes(counts, call.kept[0], conversion, "counts");
     const auto d = detail::as_sizes(displs, call.kept[1], conversion, "displacements");

@@ -18,7 +18,7 @@ struct Reduce : detail::collective_interface<Reduce<Schedule, Check, Progress>, 
   /// in_0 ⊕ in_1 ⊕ … ⊕ in_{p−1}, element-wise.
   template <detail::input_range In, detail::output_range Out, class Op>
   static auto prepare(const communicator& c, const In& in, Out&& out, Op op, int root) {
-    static_assert(std::same_as<std::ranges::range_value_t<In>, std::ranges::range_value_t<Out>>,
+    static_assert(std::same_as<detail::element_t<In>, detail::element_t<Out>>,
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
     const auto output = detail::output_span(out);
@@ -27,7 +27,7 @@ struct Reduce : detail::collective_interface<Reduce<Schedule, Check, Progress>, 
     if (c.rank() == root) {
       call.args.require(output.size() == input.size(), "the root's output has ", output.size(), " elements, input has ",
                         input.size());
-      call.args.disjoint(input, std::span<const std::ranges::range_value_t<In>>(output));
+      call.args.disjoint(input, std::span<const detail::element_t<In>>(output));
     }
     return call;
   }

@@ -17,14 +17,14 @@ struct ReduceScatterBlock : detail::collective_interface<ReduceScatterBlock<Sche
   /// in: size × out.size() elements; out receives block `rank` of the reduction.
   template <detail::input_range In, detail::output_range Out, class Op>
   static auto prepare(const communicator& c, const In& in, Out&& out, Op op) {
-    static_assert(std::same_as<std::ranges::range_value_t<In>, std::ranges::range_value_t<Out>>,
+    static_assert(std::same_as<detail::element_t<In>, detail::element_t<Out>>,
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
     const auto output = detail::output_span(out);
     auto call = make(c, input.data(), output, output.size(), false, op);
     call.args.require(input.size() == output.size() * static_cast<std::size_t>(c.size()), "input has ", input.size(),
                       " elements, it needs ", c.size(), " blocks of ", output.size());
-    call.args.disjoint(input, std::span<const std::ranges::range_value_t<In>>(output));
+    call.args.disjoint(input, std::span<const detail::element_t<In>>(output));
     return call;
   }
 

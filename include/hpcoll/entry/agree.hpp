@@ -48,13 +48,14 @@ inline void agree(const communicator& c, std::string_view collective, const std:
   HPCOLL_MPI(MPI_Allreduce, mine, all, 2 * fields + 1, MPI_INT64_T, MPI_MAX, c.native());
   if (!local_problem.empty()) throw error(collective, schedule, local_problem);
   if (all[2 * fields] >= 0)
-    throw error(collective, schedule, "rank " + std::to_string(all[2 * fields]) + " was called with invalid arguments");
+    throw error(collective, schedule,
+                concat({"rank ", std::to_string(all[2 * fields]), " was called with invalid arguments"}));
   for (int i = 0; i < fields; ++i) {
     const std::int64_t hi = all[2 * i], lo = -all[2 * i + 1];
     if (hi == lo) continue;
-    std::string what = std::string("ranks disagree on ") + names[i];
-    if (i >= 2) what += " (values from " + std::to_string(lo) + " to " + std::to_string(hi) + ")";
-    throw error(collective, schedule, what);
+    if (i < 2) throw error(collective, schedule, concat({"ranks disagree on ", names[i]}));
+    throw error(collective, schedule,
+                concat({"ranks disagree on ", names[i], " (values from ", std::to_string(lo), " to ", std::to_string(hi), ")"}));
   }
 }
 
@@ -66,7 +67,8 @@ inline void agree_no_problem(const communicator& c, std::string_view collective,
   std::int64_t worst = -1;
   HPCOLL_MPI(MPI_Allreduce, &mine, &worst, 1, MPI_INT64_T, MPI_MAX, c.native());
   if (!local_problem.empty()) throw error(collective, schedule, local_problem);
-  if (worst >= 0) throw error(collective, schedule, "rank " + std::to_string(worst) + " was called with invalid arguments");
+  if (worst >= 0)
+    throw error(collective, schedule, concat({"rank ", std::to_string(worst), " was called with invalid arguments"}));
 }
 
 }  // namespace hpcoll::detail

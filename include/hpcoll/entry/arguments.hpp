@@ -6,29 +6,39 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <ranges>
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace hpcoll::detail {
 
-/// A contiguous range of elements seen as a span: const for inputs, mutable
-/// for outputs.
+/// A contiguous range of elements with a size (what std::ranges::data and
+/// std::ranges::size take: vectors, arrays, spans), seen as a span: const for
+/// inputs, mutable for outputs. (Stated with <iterator>'s range access
+/// alone: <ranges> is not needed to call a collective.)
 template <class R>
-concept input_range = std::ranges::contiguous_range<R> && std::ranges::sized_range<R>;
+concept input_range = requires(R& r) {
+  std::ranges::data(r);
+  std::ranges::size(r);
+};
+/// The element type of such a range.
+template <input_range R>
+using element_t = std::remove_cv_t<std::remove_pointer_t<decltype(std::ranges::data(std::declval<R&>()))>>;
 template <class R>
-concept output_range = input_range<R> && !std::is_const_v<std::remove_reference_t<std::ranges::range_reference_t<R>>>;
+concept output_range =
+    input_range<R> && !std::is_const_v<std::remove_pointer_t<decltype(std::ranges::data(std::declval<R&>()))>>;
 
 template <input_range R>
 auto input_span(const R& r) {
-  return std::span<const std::ranges::range_value_t<R>>(std::ranges::data(r), std::ranges::size(r));
+  return std::span<const element_t<R>>(std::ranges::data(r), std::ranges::size(r));
 }
 template <output_range R>
 auto output_span(R&& r) {
-  return std::span<std::ranges::range_value_t<R>>(std::ranges::data(r), std::ranges::size(r));
+  return std::span<element_t<R>>(std::ranges::data(r), std::ranges::size(r));
 }
 
 /// Collects the first problem found with a call's arguments.
@@ -67,7 +77,7 @@ private:
 template <input_range R>
 std::span<const std::size_t> as_sizes(const R& r, std::vector<std::size_t>& storage, argument_check& args,
                                       const char* what) {
-  using I = std::ranges::range_value_t<R>;
+  using I = element_t<R>;
   static_assert(std::is_integral_v<I>, "hpcoll: counts and displacements must be integers");
   if constexpr (std::same_as<I, std::size_t>) {
     return input_span(r);

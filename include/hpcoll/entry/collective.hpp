@@ -17,7 +17,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <ranges>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -29,7 +28,7 @@
 #include "../exec/counters.hpp"
 #include "../exec/executor.hpp"
 #include "../exec/operation.hpp"
-#include "../exec/progress_engine.hpp"
+#include "../exec/manual_engine.hpp"
 #include "../op.hpp"
 #include "../policies.hpp"
 #include "../request.hpp"
@@ -69,7 +68,7 @@ const std::string& schedule_name_of() {
 /// policy's choice; every problem (the arguments', the thread support of a
 /// progress policy, the choice's) is raised before any message, on every
 /// rank in checked mode (which first compares the calls across ranks).
-template <class Coll, class S, class Check, progress_kind Kind, class Call>
+template <class Coll, class S, class Check, class Progress, class Call>
 auto choose(const communicator& c, const Call& call) {
   using Shape = typename Call::shape_type;
   using T = typename Call::value_type;
@@ -83,9 +82,10 @@ auto choose(const communicator& c, const Call& call) {
   if constexpr (reduces) static_assert(reduction_for<Op, T>, "hpcoll: the op cannot combine two elements of this type");
   policy::template check<Shape, !reduces || is_commutative_v<Op>>();
 
+  static_assert(requires { sizeof(engine_of<Progress>); },
+                "hpcoll: progress::thread and progress::offload need <hpcoll/progress.hpp> (or <hpcoll/hpcoll.hpp>)");
   std::string problem = call.args.problem();
-  if constexpr (Kind != progress_kind::manual)
-    if (problem.empty()) problem = thread_support_problem(Kind);
+  if (problem.empty()) problem = engine_of<Progress>::unavailable();
   decltype(policy::template choose<Op, T>(c, call.shape)) choice{};
   const std::string* schedule = &schedule_name_of<S>();
   if (problem.empty()) {
@@ -116,7 +116,7 @@ call_info info_of(const Choice& choice) {
 template <class Coll, class S, class Check, class Call>
 void run_blocking(const communicator& c, const Call& call) {
   const int tag = c.next_tag();  // drawn before any check can throw: every rank keeps the same sequence
-  const auto choice = choose<Coll, S, Check, progress_kind::manual>(c, call);
+  const auto choice = choose<Coll, S, Check, progress::manual>(c, call);
   const call_info info = info_of<Call>(choice);
   try {
     execute_mpi(c.native(), tag, choice.plan(call.shape), call.input, call.output, call.op);
@@ -128,11 +128,10 @@ void run_blocking(const communicator& c, const Call& call) {
 
 /// The operation of a nonblocking or persistent call: it owns a copy of the
 /// shape and builds the chosen schedule's plan from it.
-template <class Call, class Choice>
-std::unique_ptr<operation> operation_of(const communicator& c, progress_kind kind, const Call& call,
-                                        const Choice& choice) {
+template <class Progress, class Call, class Choice>
+std::unique_ptr<operation> operation_of(const communicator& c, const Call& call, const Choice& choice) {
   return make_operation(
-      c, kind, info_of<Call>(choice), call.shape,
+      c, engine_of<Progress>::get(), info_of<Call>(choice), call.shape,
       [choice](const typename Call::shape_type& s) { return choice.plan(s); }, call.input, call.output, call.op);
 }
 
@@ -140,9 +139,9 @@ std::unique_ptr<operation> operation_of(const communicator& c, progress_kind kin
 template <class Coll, class S, class Check, class Progress, class Call>
 request start(const communicator& c, const Call& call) {
   const int tag = c.next_tag();
-  const auto choice = choose<Coll, S, Check, Progress::kind>(c, call);
-  std::unique_ptr<operation> run = operation_of(c, Progress::kind, call, choice);
-  launch(*run, tag);
+  const auto choice = choose<Coll, S, Check, Progress>(c, call);
+  std::unique_ptr<operation> run = operation_of<Progress>(c, call, choice);
+  run->engine().launch(*run, tag);
   run->count_run();
   return request(std::move(run));
 }
@@ -150,8 +149,8 @@ request start(const communicator& c, const Call& call) {
 /// Persistent: choose and build once; each start() of the request draws its tag and runs.
 template <class Coll, class S, class Check, class Progress, class Call>
 persistent_request persistent(const communicator& c, const Call& call) {
-  const auto choice = choose<Coll, S, Check, Progress::kind>(c, call);
-  return persistent_request(operation_of(c, Progress::kind, call, choice));
+  const auto choice = choose<Coll, S, Check, Progress>(c, call);
+  return persistent_request(operation_of<Progress>(c, call, choice));
 }
 
 /// A request outlives the call that makes it, so its buffers must too: a
@@ -159,7 +158,8 @@ persistent_request persistent(const communicator& c, const Call& call) {
 /// view, never a temporary container.
 template <class... Args>
 constexpr void check_outlives() {
-  static_assert((... && (!std::ranges::range<std::remove_cvref_t<Args>> || std::ranges::borrowed_range<Args>)),
+  static_assert((... && (!input_range<std::remove_cvref_t<Args>> || std::is_lvalue_reference_v<Args> ||
+                         std::ranges::enable_borrowed_range<std::remove_cvref_t<Args>>)),
                 "hpcoll: a nonblocking or persistent operation keeps using its ranges after the call returns; pass "
                 "lvalues or views (std::span), not temporary containers");
 }

@@ -77,7 +77,9 @@ public:
   void begin(const Plan& plan, int r) {
     steps_.clear();
     requests_.clear();
-    plan.round(r, [&](const step& s) { steps_.push_back(s); });
+    const auto keep = [&](const step& s) { steps_.push_back(s); };
+    step_sink sink(keep);
+    plan.round(r, sink);
     if (steps_.empty()) return;
     for (const step& s : steps_)
       if (s.kind == step_kind::recv || s.kind == step_kind::recv_reduce) post(s, false);

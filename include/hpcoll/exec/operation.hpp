@@ -4,6 +4,12 @@
 
 #include <mpi.h>
 
+#if __has_include(<sched.h>)
+#include <sched.h>
+#else
+#include <thread>
+#endif
+
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -18,7 +24,6 @@
 
 #include "../communicator.hpp"
 #include "../error.hpp"
-#include "../policies.hpp"
 #include "../plan/shape.hpp"
 #include "arena.hpp"
 #include "counters.hpp"
@@ -49,6 +54,40 @@ private:
   std::array<std::vector<std::size_t>, std::tuple_size_v<decltype(caller_spans(std::declval<Shape&>()))>> storage_;
 };
 
+/// Gives the core to another thread or process for a moment (a rank that
+/// waits for messages lets its peers run when cores are shared).
+inline void yield_core() noexcept {
+#if __has_include(<sched.h>)
+  sched_yield();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+class operation;
+
+/// Who advances the operations of one progress policy (exec/manual_engine.hpp,
+/// exec/threaded_engines.hpp). Engines live as long as the program.
+class progress_engine {
+public:
+  /// Starts a run of `op` whose messages carry `tag`: what the issuing thread
+  /// posts itself, the rest handed to the engine.
+  virtual void launch(operation& op, int tag) = 0;
+  /// One attempt at progress on behalf of a request's test().
+  virtual void drive(const operation& op) = 0;
+  /// Blocks until `op`'s run has ended and the engine has let go of it.
+  virtual void await(const operation& op) = 0;
+
+protected:
+  ~progress_engine() = default;
+};
+
+/// The engine of a progress policy (a policy tag of hpcoll/policies.hpp):
+/// `static progress_engine& get()` and `static std::string unavailable()`,
+/// empty or why the engine cannot run here. Specialised next to each engine.
+template <class Progress>
+struct engine_of;
+
 /// The type-erased part of an operation, what requests and progress engines see.
 ///
 /// A run: start(tag) and post_first_round() (by the thread that issues it),
@@ -59,13 +98,14 @@ private:
 /// that takes that lock afterwards knows the engine is done with it.
 class operation {
 public:
-  operation(const communicator& c, progress_kind kind, const call_info& info) : comm_(c), kind_(kind), info_(info) {}
+  operation(const communicator& c, progress_engine& engine, const call_info& info)
+      : comm_(c), engine_(engine), info_(info) {}
   virtual ~operation() = default;
   operation(const operation&) = delete;
   operation& operator=(const operation&) = delete;
 
   const communicator& comm() const noexcept { return comm_; }
-  progress_kind kind() const noexcept { return kind_; }
+  progress_engine& engine() const noexcept { return engine_; }
 
   /// Begins a run whose messages carry `tag`.
   void start(int tag) noexcept {
@@ -137,7 +177,7 @@ private:
   }
 
   communicator comm_;  // keeps the library's duplicate alive while the run needs it
-  progress_kind kind_;
+  progress_engine& engine_;
   call_info info_;
   std::exception_ptr failure_;
   std::atomic<bool> done_{true};
@@ -150,9 +190,9 @@ template <class T, class Op, class Shape, class Plan>
 class scheduled_operation final : public operation {
 public:
   template <class MakePlan>
-  scheduled_operation(const communicator& c, progress_kind kind, const call_info& info, const Shape& shape,
+  scheduled_operation(const communicator& c, progress_engine& engine, const call_info& info, const Shape& shape,
                       MakePlan make_plan, const T* input, T* output, const Op& op)
-      : operation(c, kind, info),
+      : operation(c, engine, info),
         shape_(shape),
         plan_(make_plan(shape_.get())),
         op_(op),
@@ -184,11 +224,11 @@ private:
 /// An operation for one call; `make_plan(shape)` builds the plan from the
 /// operation's own copy of the shape.
 template <class T, class Op, class Shape, class MakePlan>
-std::unique_ptr<operation> make_operation(const communicator& c, progress_kind kind, const call_info& info,
+std::unique_ptr<operation> make_operation(const communicator& c, progress_engine& engine, const call_info& info,
                                           const Shape& shape, MakePlan make_plan, const T* input, T* output,
                                           const Op& op) {
   using Plan = decltype(make_plan(shape));
-  return std::make_unique<scheduled_operation<T, Op, Shape, Plan>>(c, kind, info, shape, make_plan, input, output, op);
+  return std::make_unique<scheduled_operation<T, Op, Shape, Plan>>(c, engine, info, shape, make_plan, input, output, op);
 }
 
 }  // namespace hpcoll::detail

@@ -30,7 +30,7 @@
 #include "../communicator.hpp"
 #include "../entry/collective.hpp"
 #include "../exec/operation.hpp"
-#include "../exec/progress_engine.hpp"
+#include "../exec/manual_engine.hpp"
 #include "../request.hpp"
 #include "../select/automatic.hpp"
 #include "inbox.hpp"
@@ -47,9 +47,9 @@ namespace detail {
 /// and the lowest member's ack, which stands for the whole group's.
 class mcast_send final : public operation {
 public:
-  mcast_send(const communicator& c, progress_kind kind, const call_info& info, const rank_set& members,
+  mcast_send(const communicator& c, progress_engine& engine, const call_info& info, const rank_set& members,
              std::size_t choice, const std::byte* data, std::size_t bytes)
-      : operation(c, kind, info),
+      : operation(c, engine, info),
         members_(members),
         plan_(schedule::automatic::pick(mcast_shape{c.rank(), c.size(), c.rank(), &members_, bytes, 1}, choice)),
         data_(data) {
@@ -150,7 +150,7 @@ struct Mcast {
   request operator()(const communicator& c, Data&& data, const rank_set& members) const {
     detail::check_outlives<Data>();
     const auto call = prepare(c, data, members);
-    const auto choice = detail::choose<Mcast, Schedule, check::never, Progress::kind>(c, call);
+    const auto choice = detail::choose<Mcast, Schedule, check::never, Progress>(c, call);
     const std::size_t index = candidate_index(choice);
     detail::mcast_channel& ch = c.service<detail::mcast_channel>();
     int tag = 0;
@@ -158,10 +158,10 @@ struct Mcast {
       const std::lock_guard lock(ch.mutex);
       tag = detail::mcast_data_tag(ch.sent++, c.rank(), c.size(), ch.tag_span);
     }
-    auto run = std::make_unique<detail::mcast_send>(c, Progress::kind, detail::info_of<decltype(call)>(choice), members,
+    auto run = std::make_unique<detail::mcast_send>(c, detail::engine_of<Progress>::get(), detail::info_of<decltype(call)>(choice), members,
                                                     index, reinterpret_cast<const std::byte*>(call.input),
                                                     call.shape.count * call.shape.elem_size);
-    detail::launch(*run, tag);
+    run->engine().launch(*run, tag);
     run->count_run();
     return request(std::move(run));
   }

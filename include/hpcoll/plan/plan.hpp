@@ -21,6 +21,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace hpcoll {
 
@@ -77,19 +78,31 @@ struct step {
   constexpr const region& landing() const { return kind == step_kind::recv ? dst : a; }
 };
 
-namespace detail {
-struct ignore_step {
-  constexpr void operator()(const step&) const noexcept {}
+/// Where a plan emits the steps of a round: a reference to any callable
+/// taking a step. The executors hand plans this one type, so each plan's
+/// rounds are compiled once for them whatever the element type and op. (The
+/// cost model passes a lambda it can inline: it walks every rank's rounds.)
+class step_sink {
+public:
+  template <class F>
+    requires(!std::same_as<std::remove_cvref_t<F>, step_sink>)
+  step_sink(const F& receiver) noexcept
+      : receiver_(&receiver), call_([](const void* r, const step& s) { (*static_cast<const F*>(r))(s); }) {}
+  void operator()(const step& s) const { call_(receiver_, s); }
+
+private:
+  const void* receiver_;
+  void (*call_)(const void*, const step&);
 };
-}  // namespace detail
 
 /// What every plan provides. `round(r, emit)` calls `emit(step)` for each step
-/// of round r (0 <= r < rounds()).
+/// of round r (0 <= r < rounds()), for any callable emit (a step_sink at run
+/// time).
 template <class P>
-concept plan = requires(const P& p) {
+concept plan = requires(const P& p, const step_sink& emit) {
   { p.rounds() } -> std::convertible_to<int>;
   { p.scratch_elems() } -> std::convertible_to<std::size_t>;
-  p.round(0, detail::ignore_step{});
+  p.round(0, emit);
 };
 
 }  // namespace hpcoll

@@ -79,20 +79,29 @@ constexpr double seconds(const cost_terms& t, const machine& m) {
   return latency + t.bytes * m.beta + t.reduced * m.gamma + t.copied * m.copy;
 }
 
-/// The cost walk over the ranks `ranks(f)` enumerates (f(q) per rank q).
-template <class S, class Shape, class Ranks>
-constexpr prediction predict_over(const Shape& shape, const machine& m, Ranks&& ranks) {
+template <class Shape, class F>
+constexpr void for_each_sampled_rank(const Shape& shape, F&& f);
+
+/// The cost walk over every rank, or over the sample for_each_sampled_rank picks.
+template <class S, bool Sampled, class Shape>
+constexpr prediction predict_over(const Shape& shape, const machine& m) {
   prediction result;
   result.rounds = plan_for<S>(for_rank(shape, 0)).rounds();
   for (int r = 0; r < result.rounds; ++r) {
     double slowest = -1;
     cost_terms critical;
-    ranks([&](int q) {
+    const auto walk = [&](int q) {
       round_load load;
+      // A lambda the walk inlines, not a step_sink: O(p) steps a round are common (linear
+      // schedules) and an indirect call each made decisions at p = 4096 thirty times slower.
       plan_for<S>(for_rank(shape, q)).round(r, [&](const step& st) { load.add(st); });
       const cost_terms t = load.terms(shape.elem_size);
       if (const double s = seconds(t, m); s > slowest) slowest = s, critical = t;
-    });
+    };
+    if constexpr (Sampled)
+      for_each_sampled_rank(shape, walk);
+    else
+      for (int q = 0; q < shape.size; ++q) walk(q);
     result.seconds += slowest;
     result.critical.messages += critical.messages;
     result.critical.bytes += critical.bytes;
@@ -141,9 +150,7 @@ constexpr void for_each_sampled_rank(const Shape& shape, F&& f) {
 template <class S, class Shape>
   requires serves<S, Shape>
 constexpr prediction predict(const Shape& shape, const machine& m) {
-  return detail::predict_over<S>(shape, m, [&](auto&& f) {
-    for (int q = 0; q < shape.size; ++q) f(q);
-  });
+  return detail::predict_over<S, false>(shape, m);
 }
 
 /// predict(), but for a schedule that declares `sampled_cost` and above
@@ -155,8 +162,9 @@ constexpr prediction predict(const Shape& shape, const machine& m) {
 template <class S, class Shape>
   requires serves<S, Shape>
 constexpr prediction predict_sampled(const Shape& shape, const machine& m) {
-  if (!samples_ranks<S> || shape.size <= detail::sampled_above) return predict<S>(shape, m);
-  return detail::predict_over<S>(shape, m, [&](auto&& f) { detail::for_each_sampled_rank(shape, f); });
+  if constexpr (samples_ranks<S>)
+    if (shape.size > detail::sampled_above) return detail::predict_over<S, true>(shape, m);
+  return predict<S>(shape, m);
 }
 
 namespace detail {

@@ -63,9 +63,10 @@ struct decision {
 
   /// A few lines: the call, every candidate's predicted time, the choice and its reason.
   std::string to_string() const {
-    std::string o = "hpcoll: " + collective + ", " + std::to_string(ranks) + " ranks, " + std::to_string(bytes) + " bytes";
-    if (!reduction.empty()) o += " (" + reduction + ')';
-    o += ", machine: " + machine_source + '\n';
+    std::string o = detail::concat({"hpcoll: ", collective, ", ", std::to_string(ranks), " ranks, ",
+                                    std::to_string(bytes), " bytes"});
+    if (!reduction.empty()) o += detail::concat({" (", reduction, ")"});
+    o += detail::concat({", machine: ", machine_source, "\n"});
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const auto& c = candidates[i];
       char line[160];
@@ -76,8 +77,8 @@ struct decision {
         std::snprintf(line, sizeof line, "    %-62s   (needs a commutative op)\n", c.schedule.c_str());
       o += line;
     }
-    o += "  -> " + schedule() + ": " + reason;
-    if (choice != model_choice) o += " (the model would choose " + candidates[model_choice].schedule + ')';
+    o += detail::concat({"  -> ", schedule(), ": ", reason});
+    if (choice != model_choice) o += detail::concat({" (the model would choose ", candidates[model_choice].schedule, ")"});
     o += '\n';
     return o;
   }
@@ -137,21 +138,21 @@ decision decide(const Shape& call, const machine& m, const tuning_table* table, 
   const auto honour = [&](std::size_t index, const std::string& origin) {
     if (!d.candidates[index].valid)
       throw error(coll, "automatic",
-                  origin + " chooses " + d.candidates[index].schedule + ", which needs a commutative op");
+                  detail::concat({origin, " chooses ", d.candidates[index].schedule, ", which needs a commutative op"}));
     d.choice = index;
     d.reason = origin;
   };
   if (override_value && *override_value) {
-    const std::string origin = detail::override_variable<Shape>() + "=" + override_value;
+    const std::string origin = detail::concat({detail::override_variable<Shape>(), "=", override_value});
     const std::size_t index = schedule::find_candidate<Shape>(override_value);
     if (index == schedule::candidate_count<Shape>)
       throw error(coll, "automatic",
-                  origin + " names no schedule of " + std::string(coll) + " (candidates: " +
-                      schedule::candidate_list<Shape>() + ")");
+                  detail::concat({origin, " names no schedule of ", coll, " (candidates: ",
+                                  schedule::candidate_list(schedule::candidate_names<Shape>()), ")"}));
     honour(index, origin);
   } else if (table) {
     if (const tuning_entry* e = table->find(coll, call.size, d.bytes))
-      honour(e->candidate, "tuning table " + table->source + ", " + e->describe());
+      honour(e->candidate, detail::concat({"tuning table ", table->source, ", ", e->describe()}));
   }
   return d;
 }

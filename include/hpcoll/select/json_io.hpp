@@ -26,6 +26,8 @@
 #include <string>
 #include <string_view>
 
+#include "../error.hpp"
+
 namespace hpcoll::detail {
 
 struct json_release {
@@ -39,7 +41,7 @@ struct json_syntax_error {
   std::size_t line = 1, column = 1;
   std::string problem;
   std::string where() const {
-    return "line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + problem;
+    return concat({"line ", std::to_string(line), ", column ", std::to_string(column), ": ", problem});
   }
 };
 
@@ -152,7 +154,7 @@ inline file_text read_file(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (!file) {
     f.exists = errno != ENOENT;
-    f.problem = std::string("cannot open the file: ") + std::strerror(errno);
+    f.problem = concat({"cannot open the file: ", std::strerror(errno)});
     return f;
   }
   f.exists = true;
@@ -161,7 +163,7 @@ inline file_text read_file(const std::string& path) {
   while ((n = std::fread(chunk, 1, sizeof chunk, file)) > 0) f.text.append(chunk, n);
   const int code = errno;
   if (std::ferror(file))
-    f.problem = code == EISDIR ? "is a directory, not a file" : std::string("cannot read the file: ") + std::strerror(code);
+    f.problem = code == EISDIR ? "is a directory, not a file" : concat({"cannot read the file: ", std::strerror(code)});
   std::fclose(file);
   return f;
 }

@@ -87,7 +87,7 @@ template <class Op, class T>
 std::string reduction_key() {
   const std::string_view o = reduction_op_key<Op>(), t = reduction_type_key<T>();
   if (o.empty() || t.empty()) return "";
-  return std::string(o) + "/" + std::string(t);
+  return detail::concat({o, "/", t});
 }
 
 /// γ (seconds per byte combined) of one (op, element type) reduction.
@@ -142,21 +142,21 @@ std::string joined(const std::string_view (&keys)[N]) {
   return s;
 }
 
-[[noreturn]] inline void machine_file_error(const std::string& function, const std::string& source,
-                                            const std::string& problem) {
-  throw error(function, "", source + ": " + problem);
+[[noreturn]] inline void machine_file_error(std::string_view function, std::string_view source,
+                                            std::string_view problem) {
+  throw error(function, "", concat({source, ": ", problem}));
 }
 
 /// A finite number >= 0 at `v`, named `what` in errors.
-inline double machine_file_number(json_object* v, const std::string& what, const std::string& source) {
+inline double machine_file_number(json_object* v, std::string_view what, std::string_view source) {
   if (!json_is_number(v))
     machine_file_error("load_machine_profile", source,
-                       what + " must be a number (seconds or seconds per byte), found " + std::string(json_kind(v)));
+                       concat({what, " must be a number (seconds or seconds per byte), found ", json_kind(v)}));
   const double d = json_object_get_double(v);
   if (!std::isfinite(d))
-    machine_file_error("load_machine_profile", source, what + " is " + json_text(v) + "; it must be a finite number");
+    machine_file_error("load_machine_profile", source, concat({what, " is ", json_text(v), "; it must be a finite number"}));
   if (d < 0)
-    machine_file_error("load_machine_profile", source, what + " is negative (" + json_text(v) + "); it must be >= 0");
+    machine_file_error("load_machine_profile", source, concat({what, " is negative (", json_text(v), "); it must be >= 0"}));
   return d;
 }
 
@@ -177,28 +177,28 @@ inline machine_profile parse_machine_profile(std::string_view text, const std::s
     machine_file_error(fn, source, e.where());
   }
   if (!detail::json_is_object(doc.get()))
-    machine_file_error(fn, source, "expected a JSON object, found " + std::string(detail::json_kind(doc.get())));
+    machine_file_error(fn, source, detail::concat({"expected a JSON object, found ", detail::json_kind(doc.get())}));
 
   static constexpr std::string_view known[] = {"format", "alpha", "beta", "gap", "overhead", "copy", "gamma", "measured"};
   detail::json_for_each_member(doc.get(), [&](std::string_view key, json_object*) {
     if (!detail::one_of(key, known))
       machine_file_error(fn, source,
-                         "unknown key \"" + std::string(key) + "\" (the keys are " + detail::joined(known) + ")");
+                         detail::concat({"unknown key \"", key, "\" (the keys are ", detail::joined(known), ")"}));
   });
 
   const auto format = detail::json_member(doc.get(), "format");
   if (!format)
-    machine_file_error(fn, source, "missing \"format\" (expected \"" + std::string(machine_file_format) + "\")");
+    machine_file_error(fn, source, detail::concat({"missing \"format\" (expected \"", machine_file_format, "\")"}));
   if (!detail::json_is_string(*format) || json_object_get_string(*format) != machine_file_format)
-    machine_file_error(fn, source, "\"format\" is " + detail::json_text(*format) + ", expected \"" +
-                                       std::string(machine_file_format) + "\"");
+    machine_file_error(fn, source,
+                       detail::concat({"\"format\" is ", detail::json_text(*format), ", expected \"", machine_file_format, "\""}));
 
   machine_profile p;
   p.source = source;
   const auto required = [&](const char* key) -> double {
     const auto v = detail::json_member(doc.get(), key);
-    if (!v) machine_file_error(fn, source, "missing \"" + std::string(key) + "\"");
-    return detail::machine_file_number(*v, "\"" + std::string(key) + "\"", source);
+    if (!v) machine_file_error(fn, source, detail::concat({"missing \"", key, "\""}));
+    return detail::machine_file_number(*v, detail::concat({"\"", key, "\""}), source);
   };
   p.base.alpha = required("alpha");
   p.base.beta = required("beta");
@@ -209,10 +209,10 @@ inline machine_profile parse_machine_profile(std::string_view text, const std::s
   const auto gamma = detail::json_member(doc.get(), "gamma");
   if (!gamma) machine_file_error(fn, source, "missing \"gamma\" (an object with at least \"default\")");
   if (!detail::json_is_object(*gamma))
-    machine_file_error(fn, source, "\"gamma\" must be an object, found " + std::string(detail::json_kind(*gamma)));
+    machine_file_error(fn, source, detail::concat({"\"gamma\" must be an object, found ", detail::json_kind(*gamma)}));
   if (!detail::json_member(*gamma, "default")) machine_file_error(fn, source, "missing \"gamma\".\"default\"");
   detail::json_for_each_member(*gamma, [&](std::string_view key, json_object* value) {
-    const std::string what = "\"gamma\".\"" + std::string(key) + "\"";
+    const std::string what = detail::concat({"\"gamma\".\"", key, "\""});
     const double g = detail::machine_file_number(value, what, source);
     if (key == "default") {
       p.base.gamma = g;
@@ -224,16 +224,16 @@ inline machine_profile parse_machine_profile(std::string_view text, const std::s
     if (slash == std::string_view::npos || !detail::one_of(op, reduction_op_keys) ||
         !detail::one_of(type, reduction_type_keys))
       machine_file_error(fn, source,
-                         what + " is not \"default\" or \"<op>/<type>\" with <op> one of " +
-                             detail::joined(reduction_op_keys) + " and <type> one of " +
-                             detail::joined(reduction_type_keys));
+                         detail::concat({what, " is not \"default\" or \"<op>/<type>\" with <op> one of ",
+                                         detail::joined(reduction_op_keys), " and <type> one of ",
+                                         detail::joined(reduction_type_keys)}));
     p.gammas.push_back({std::string(op), std::string(type), g});
   });
 
   if (const auto measured = detail::json_member(doc.get(), "measured")) {
     if (!detail::json_is_object(*measured))
       machine_file_error(fn, source,
-                         "\"measured\" must be an object, found " + std::string(detail::json_kind(*measured)));
+                         detail::concat({"\"measured\" must be an object, found ", detail::json_kind(*measured)}));
     p.measured = detail::json_text(*measured);
   }
   return p;
@@ -252,8 +252,8 @@ inline machine_profile load_machine_profile(const std::string& path) {
 /// else $HOME/.config/hpcoll/machine.json; "" when none of these is set.
 inline std::string default_machine_path() {
   if (const char* p = std::getenv("HPCOLL_MACHINE"); p && *p) return p;
-  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && x[0] == '/') return std::string(x) + "/hpcoll/machine.json";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.config/hpcoll/machine.json";
+  if (const char* x = std::getenv("XDG_CONFIG_HOME"); x && x[0] == '/') return detail::concat({x, "/hpcoll/machine.json"});
+  if (const char* h = std::getenv("HOME"); h && *h) return detail::concat({h, "/.config/hpcoll/machine.json"});
   return "";
 }
 
@@ -271,8 +271,8 @@ inline machine_profile load_default_machine_profile() {
   }
   if (requested && *requested)
     throw error("current_machine_profile", "",
-                "HPCOLL_MACHINE is " + path + ", which does not exist (write it with ./hpcoll calibrate --out " + path +
-                    ", or unset HPCOLL_MACHINE)");
+                detail::concat({"HPCOLL_MACHINE is ", path, ", which does not exist (write it with ./hpcoll calibrate --out ",
+                                path, ", or unset HPCOLL_MACHINE)"}));
   return machine_profile{};
 }
 

@@ -23,6 +23,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -203,19 +204,18 @@ constexpr void for_each_candidate(F&& f) {
 
 /// The names of Shape's candidates, in order.
 template <dispatchable Shape>
-const std::string* candidate_names() {
+std::span<const std::string> candidate_names() {
   static const auto names = hana::unpack(candidates<Shape>, [](auto... types) {
     return std::array<std::string, sizeof...(types)>{schedule_name<typename decltype(types)::type>()...};
   });
-  return names.data();
+  return names;
 }
 
-/// "binomial, linear, ...": the candidates of Shape, for error messages.
-template <dispatchable Shape>
-std::string candidate_list() {
-  std::string names;
-  for (std::size_t i = 0; i < candidate_count<Shape>; ++i) names += (i ? ", " : "") + candidate_names<Shape>()[i];
-  return names;
+/// "binomial, linear, ...": candidates, for error messages.
+inline std::string candidate_list(std::span<const std::string> names) {
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  return list;
 }
 
 namespace names {
@@ -234,23 +234,20 @@ inline std::string expand_alias(const std::string& name) {
 }
 }  // namespace names
 
-/// The index of the candidate of Shape that `name` designates, or
-/// candidate_count<Shape> when none does. Accepted: the full name
-/// (schedule_name, spaces optional), an alias (rabenseifner,
-/// scatter_ring_allgather, scatter_recursive_doubling_allgather), or a name
-/// without template arguments when one candidate alone has it
-/// ("segmented_ring" for segmented_ring<65536>).
-template <dispatchable Shape>
-std::size_t find_candidate(std::string_view name) {
-  constexpr std::size_t n = candidate_count<Shape>;
+/// The index among `names` of the schedule `name` designates, or names.size()
+/// when none does. Accepted: the full name (schedule_name, spaces optional),
+/// an alias (rabenseifner, scatter_ring_allgather,
+/// scatter_recursive_doubling_allgather), or a name without template
+/// arguments when one candidate alone has it ("segmented_ring" for
+/// segmented_ring<65536>).
+inline std::size_t find_candidate(std::span<const std::string> names, std::string_view name) {
+  const std::size_t n = names.size();
   const std::string wanted = names::expand_alias(names::without_spaces(name));
-  const std::string* all = candidate_names<Shape>();
   for (std::size_t i = 0; i < n; ++i)
-    if (names::without_spaces(all[i]) == wanted) return i;
+    if (names::without_spaces(names[i]) == wanted) return i;
   std::size_t found = n;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::string base = all[i].substr(0, all[i].find('<'));
-    if (base == wanted) {
+    if (names[i].substr(0, names[i].find('<')) == wanted) {
       if (found != n) return n;  // ambiguous
       found = i;
     }
@@ -258,6 +255,27 @@ std::size_t find_candidate(std::string_view name) {
   return found;
 }
 
+/// The index of the candidate of Shape that `name` designates, or candidate_count<Shape>.
+template <dispatchable Shape>
+std::size_t find_candidate(std::string_view name) {
+  return find_candidate(candidate_names<Shape>(), name);
+}
+
 }  // namespace schedule
+
+/// What the tuning tables need to know of every collective, made once.
+struct collective_entry {
+  std::string_view name;
+  bool per_rank;  ///< chosen per communicator size only
+  std::span<const std::string> candidates;
+};
+inline std::span<const collective_entry> collective_table() {
+  static const auto table = hana::unpack(collective_shapes, [](auto... shapes) {
+    return std::array<collective_entry, sizeof...(shapes)>{
+        collective_entry{decltype(shapes)::type::name, size_rule<typename decltype(shapes)::type> == message_size::per_rank,
+                         schedule::candidate_names<typename decltype(shapes)::type>()}...};
+  });
+  return table;
+}
 
 }  // namespace hpcoll

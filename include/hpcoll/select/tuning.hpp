@@ -3,7 +3,6 @@
 // the cost model wherever an entry covers the call.
 #pragma once
 
-#include <boost/hana/for_each.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -29,9 +28,9 @@ struct tuning_entry {
 
   /// "entry 3 (allreduce, ranks 2-2, bytes 0-3071, schedule ring)".
   std::string describe() const {
-    return "entry " + std::to_string(number) + " (" + collective + ", ranks " + std::to_string(min_ranks) + '-' +
-           std::to_string(max_ranks) + ", bytes " + std::to_string(min_bytes) + '-' + std::to_string(max_bytes) +
-           ", schedule " + schedule + ')';
+    return detail::concat({"entry ", std::to_string(number), " (", collective, ", ranks ", std::to_string(min_ranks),
+                           "-", std::to_string(max_ranks), ", bytes ", std::to_string(min_bytes), "-",
+                           std::to_string(max_bytes), ", schedule ", schedule, ")"});
   }
 };
 
@@ -51,31 +50,29 @@ struct tuning_table {
 
 namespace detail {
 
-[[noreturn]] inline void bad_table(const std::string& source, const std::string& problem) {
-  throw error("", "", "tuning table " + source + ": " + problem);
+[[noreturn]] inline void bad_table(std::string_view source, std::string_view problem) {
+  throw error("", "", concat({"tuning table ", source, ": ", problem}));
 }
 
 /// Resolves `e.schedule` among the candidates of e.collective, or raises an
 /// error naming the entry: an entry the dispatcher cannot honour is never
 /// silently replaced by another schedule.
 inline void resolve_entry(tuning_entry& e, const std::string& source) {
-  bool known = false;
-  boost::hana::for_each(collective_shapes, [&](auto t) {
-    using Shape = typename decltype(t)::type;
-    if (e.collective != Shape::name) return;
-    known = true;
-    e.candidate = schedule::find_candidate<Shape>(e.schedule);
-    if (e.candidate == schedule::candidate_count<Shape>)
-      bad_table(source, e.describe() + ": no schedule of " + e.collective + " is called '" + e.schedule +
-                            "' (candidates: " + schedule::candidate_list<Shape>() + ")");
-    if (size_rule<Shape> == message_size::per_rank && (e.min_bytes != 0 || e.max_bytes != std::numeric_limits<std::uint64_t>::max()))
-      bad_table(source, e.describe() + ": " + e.collective +
-                            " is chosen per communicator size only (ranks do not know each other's counts); its "
-                            "entries must cover all sizes (min_bytes 0, max_bytes 18446744073709551615)");
-  });
-  if (!known) bad_table(source, e.describe() + ": unknown collective '" + e.collective + "'");
-  if (e.min_ranks < 1 || e.min_ranks > e.max_ranks) bad_table(source, e.describe() + ": empty or invalid rank range");
-  if (e.min_bytes > e.max_bytes) bad_table(source, e.describe() + ": empty byte range");
+  const collective_entry* collective = nullptr;
+  for (const collective_entry& c : collective_table())
+    if (c.name == e.collective) collective = &c;
+  if (!collective) bad_table(source, concat({e.describe(), ": unknown collective '", e.collective, "'"}));
+  e.candidate = schedule::find_candidate(collective->candidates, e.schedule);
+  if (e.candidate == collective->candidates.size())
+    bad_table(source, concat({e.describe(), ": no schedule of ", e.collective, " is called '", e.schedule,
+                              "' (candidates: ", schedule::candidate_list(collective->candidates), ")"}));
+  if (collective->per_rank && (e.min_bytes != 0 || e.max_bytes != std::numeric_limits<std::uint64_t>::max()))
+    bad_table(source, concat({e.describe(), ": ", e.collective,
+                              " is chosen per communicator size only (ranks do not know each other's counts); its "
+                              "entries must cover all sizes (min_bytes 0, max_bytes 18446744073709551615)"}));
+  if (e.min_ranks < 1 || e.min_ranks > e.max_ranks)
+    bad_table(source, concat({e.describe(), ": empty or invalid rank range"}));
+  if (e.min_bytes > e.max_bytes) bad_table(source, concat({e.describe(), ": empty byte range"}));
 }
 
 }  // namespace detail
@@ -101,21 +98,22 @@ inline tuning_table parse_tuning_table(std::string_view text, const std::string&
     json_object* item = json_object_array_get_idx(*entries, number - 1);
     tuning_entry e;
     e.number = number;
+    const std::string entry = "entry " + std::to_string(number);
     const auto field = [&](const char* key) -> json_object* {
       const auto v = json_is_object(item) ? json_member(item, key) : std::nullopt;
-      if (!v) bad_table(source, "entry " + std::to_string(number) + ": missing \"" + key + "\"");
+      if (!v) bad_table(source, concat({entry, ": missing \"", key, "\""}));
       return *v;
     };
     const auto whole = [&](const char* key, std::uint64_t lo, std::uint64_t hi) {
       const std::optional<std::uint64_t> x = json_whole_number(field(key));
       if (!x || *x < lo || *x > hi)
-        bad_table(source, "entry " + std::to_string(number) + ": \"" + key + "\" must be a whole number from " +
-                              std::to_string(lo) + " to " + std::to_string(hi));
+        bad_table(source, concat({entry, ": \"", key, "\" must be a whole number from ", std::to_string(lo), " to ",
+                                  std::to_string(hi)}));
       return *x;
     };
     const auto text_field = [&](const char* key) {
       json_object* v = field(key);
-      if (!json_is_string(v)) bad_table(source, "entry " + std::to_string(number) + ": \"" + key + "\" must be a string");
+      if (!json_is_string(v)) bad_table(source, concat({entry, ": \"", key, "\" must be a string"}));
       return std::string(json_object_get_string(v));
     };
     constexpr std::uint64_t max_int = std::numeric_limits<int>::max();
@@ -134,7 +132,7 @@ inline tuning_table parse_tuning_table(std::string_view text, const std::string&
 
 inline tuning_table load_tuning_table(const std::string& path) {
   const detail::file_text file = detail::read_file(path);
-  if (!file.problem.empty()) detail::bad_table(path, "cannot be read (" + file.problem + ")");
+  if (!file.problem.empty()) detail::bad_table(path, detail::concat({"cannot be read (", file.problem, ")"}));
   return parse_tuning_table(file.text, path);
 }
 

@@ -1,5 +1,6 @@
-// The engines that advance nonblocking operations: the manual engine (advanced
-// by the threads that test or wait), the progress thread and the offload worker.
+// The engines with a thread of their own: the progress thread
+// (progress::thread) and the offload worker (progress::offload). Both need
+// MPI_THREAD_MULTIPLE.
 #pragma once
 
 #include <mpi.h>
@@ -19,21 +20,22 @@
 #endif
 
 #include "../error.hpp"
+#include "../policies.hpp"
+#include "manual_engine.hpp"
 #include "operation.hpp"
 
 namespace hpcoll::detail {
 
 /// Whether MPI supports the background thread of progress::thread or
 /// progress::offload: empty, or a problem naming what is missing.
-inline std::string thread_support_problem(progress_kind kind) {
+inline std::string thread_support_problem(const char* policy) {
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
   if (provided >= MPI_THREAD_MULTIPLE) return {};
   const char* level = provided == MPI_THREAD_SINGLE       ? "MPI_THREAD_SINGLE"
                       : provided == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
                                                           : "MPI_THREAD_SERIALIZED";
-  return std::string("progress::") + (kind == progress_kind::thread ? "thread" : "offload") +
-         " calls MPI from a background thread and needs MPI_THREAD_MULTIPLE, but MPI provides " + level +
+  return std::string(policy) + " calls MPI from a background thread and needs MPI_THREAD_MULTIPLE, but MPI provides " + level +
          "; initialise MPI with MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...)";
 }
 
@@ -73,50 +75,6 @@ private:
   std::jthread thread_;
 };
 
-/// Operations in flight and the lock of whoever advances them.
-class operation_list {
-public:
-  void add(operation* op) {
-    const std::lock_guard lock(mutex_);
-    active_.push_back(op);
-  }
-  /// Takes and releases the lock: whoever finished an operation under it has
-  /// let go of it by then.
-  void settle() { const std::lock_guard lock(mutex_); }
-
-protected:
-  /// Advances every operation (of `only`, unless it is MPI_COMM_NULL) and
-  /// drops those that end. Needs the lock.
-  void advance_locked(MPI_Comm only) {
-    for (std::size_t i = 0; i < active_.size();) {
-      operation* op = active_[i];
-      if ((only != MPI_COMM_NULL && op->comm().native() != only) || !op->advance()) {
-        ++i;
-        continue;
-      }
-      active_[i] = active_.back();
-      active_.pop_back();
-      op->finish();
-    }
-  }
-
-  std::mutex mutex_;
-  std::vector<operation*> active_;
-};
-
-/// progress::manual: advanced only by the threads that test, wait or poll.
-class manual_engine : public operation_list {
-public:
-  static manual_engine& instance() {
-    static manual_engine engine;
-    return engine;
-  }
-  void advance(MPI_Comm only = MPI_COMM_NULL) {
-    const std::lock_guard lock(mutex_);
-    advance_locked(only);
-  }
-};
-
 /// Settings of the progress thread (hpcoll::progress::configure).
 struct thread_settings {
   int cpu = -1;  ///< pin the thread to this CPU (-1: not pinned)
@@ -128,7 +86,7 @@ struct thread_settings {
 
 /// progress::thread: one background thread per process sweeps every
 /// operation in flight; it sleeps while there is none.
-class progress_thread : public operation_list {
+class progress_thread final : public progress_engine, public operation_list {
 public:
   static progress_thread& instance() {
     static progress_thread engine;
@@ -149,6 +107,23 @@ public:
   void add(operation* op) {
     operation_list::add(op);
     wake_.notify_one();
+  }
+  /// The issuing thread posts the first round; the progress thread the rest.
+  void launch(operation& op, int tag) override {
+    ensure_started();
+    op.start(tag);
+    if (op.post_first_round()) op.finish();
+    else add(&op);
+  }
+  void drive(const operation& op) override {
+    if (!op.done()) try_advance();
+  }
+  /// A waiting thread has nothing else to do: it sweeps too instead of
+  /// sleeping until the progress thread gets a core and finishes the run.
+  void await(const operation& op) override {
+    while (!op.done())
+      if (!try_advance() || !op.done()) std::this_thread::yield();
+    settle();
   }
   /// One sweep on behalf of a waiting thread, unless the progress thread is
   /// sweeping right now; false if it was.
@@ -193,7 +168,7 @@ struct offload_settings {
 /// one at a time, in issue order, with the blocking executor. The queue is a
 /// fixed ring, so submitting allocates nothing; a full queue makes the issuing
 /// thread wait for a free slot.
-class offload_worker {
+class offload_worker final : public progress_engine {
 public:
   static offload_worker& instance() {
     static offload_worker worker;
@@ -226,6 +201,18 @@ public:
   }
   void settle() { const std::lock_guard lock(mutex_); }
 
+  void launch(operation& op, int tag) override {
+    ensure_started();
+    op.start(tag);
+    submit(&op);
+  }
+  /// The worker runs the operation to its end: nothing to help with.
+  void drive(const operation&) override {}
+  void await(const operation& op) override {
+    op.await_done();
+    settle();
+  }
+
 private:
   void loop(std::stop_token stop) {
     std::unique_lock lock(mutex_);
@@ -253,61 +240,15 @@ private:
   background_thread thread_;  // last member: stopped and joined before the rest goes
 };
 
-/// Starts a run of `op` under its policy: the issuing thread posts the first
-/// round's messages itself (manual, thread) so they leave at once, and hands
-/// the rest to the engine (as LibNBC's start does). A thread that cannot start
-/// raises before the run begins.
-inline void launch(operation& op, int tag) {
-  switch (op.kind()) {
-    case progress_kind::manual:
-      op.start(tag);
-      if (op.post_first_round()) op.finish();
-      else manual_engine::instance().add(&op);
-      break;
-    case progress_kind::thread:
-      progress_thread::instance().ensure_started();
-      op.start(tag);
-      if (op.post_first_round()) op.finish();
-      else progress_thread::instance().add(&op);
-      break;
-    case progress_kind::offload:
-      offload_worker::instance().ensure_started();
-      op.start(tag);
-      offload_worker::instance().submit(&op);
-      break;
-  }
-}
-
-/// One attempt at progress on behalf of a request's test() (the offload
-/// worker needs no help: it runs the request to its end).
-inline void drive(const operation& op) {
-  if (op.done()) return;
-  if (op.kind() == progress_kind::manual) manual_engine::instance().advance();
-  else if (op.kind() == progress_kind::thread) progress_thread::instance().try_advance();
-}
-
-/// Blocks until `op`'s run has ended and its engine has let go of it.
-inline void await(const operation& op) {
-  switch (op.kind()) {
-    case progress_kind::manual:
-      while (!op.done()) {
-        manual_engine::instance().advance();
-        if (!op.done()) std::this_thread::yield();
-      }
-      manual_engine::instance().settle();
-      break;
-    case progress_kind::thread:
-      // A waiting thread has nothing else to do: it sweeps too instead of
-      // sleeping until the progress thread gets a core and finishes the run.
-      while (!op.done())
-        if (!progress_thread::instance().try_advance() || !op.done()) std::this_thread::yield();
-      progress_thread::instance().settle();
-      break;
-    case progress_kind::offload:
-      op.await_done();
-      offload_worker::instance().settle();
-      break;
-  }
-}
+template <>
+struct engine_of<progress::thread> {
+  static progress_engine& get() { return progress_thread::instance(); }
+  static std::string unavailable() { return thread_support_problem("progress::thread"); }
+};
+template <>
+struct engine_of<progress::offload> {
+  static progress_engine& get() { return offload_worker::instance(); }
+  static std::string unavailable() { return thread_support_problem("progress::offload"); }
+};
 
 }  // namespace hpcoll::detail
