@@ -58,10 +58,13 @@
 #include <vector>
 
 #include "json_out.hpp"
+#include "options.hpp"
 #include "run_info.hpp"
 
 namespace {
 
+using hpcoll_bench::human_bytes;
+using hpcoll_bench::median;
 using hpcoll_bench::mpi_library_version;
 using hpcoll_bench::utc_now;
 
@@ -73,28 +76,16 @@ constexpr std::size_t small_message = 8;
 struct options {
   std::string out;
   bool quick = false;
-  bool help = false;
-  std::string bad;
 };
 
-options parse_options(int argc, char** argv) {
-  options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    if (a == "--quick") o.quick = true;
-    else if (a == "--help" || a == "-h") o.help = true;
-    else if (a.rfind("--out=", 0) == 0) o.out = a.substr(6);
-    else if (a == "--out" && i + 1 < argc) o.out = argv[++i];
-    else o.bad = std::string(a);
-  }
-  return o;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+/// The command line, its values stored in o.
+hpcoll_bench::command_line command_line_for(options& o) {
+  hpcoll_bench::command_line cl{"hpcoll_calibrate", "usage: mpiexec -n 2 hpcoll_calibrate [--out=FILE] [--quick]"};
+  cl.options.add_options()
+      ("out", hpcoll_bench::po::value(&o.out)->value_name("FILE"),
+       ("where to write the machine file (default: " + hpcoll::default_machine_path() + ")").c_str())
+      ("quick", hpcoll_bench::po::bool_switch(&o.quick), "a rough calibration in a second or two (for tests)");
+  return cl;
 }
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
@@ -371,14 +362,6 @@ std::string per_byte(double spb) {
   std::snprintf(buf, sizeof buf, "%.3e s/B (%.2f GB/s)", spb, 1e-9 / spb);
   return buf;
 }
-std::string size_text(std::size_t b) {
-  char buf[32];
-  if (b >= (1u << 20) && b % (1u << 20) == 0) std::snprintf(buf, sizeof buf, "%zu MiB", b >> 20);
-  else if (b >= 1024 && b % 1024 == 0) std::snprintf(buf, sizeof buf, "%zu KiB", b >> 10);
-  else std::snprintf(buf, sizeof buf, "%zu B", b);
-  return buf;
-}
-
 json::array numbers(const std::vector<double>& v) { return json::array(v.begin(), v.end()); }
 
 int run(int argc, char** argv) {
@@ -389,26 +372,18 @@ int run(int argc, char** argv) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
 
-  const options opt = parse_options(argc, argv);
-  if (opt.help || !opt.bad.empty() || size < 2) {
-    if (rank == 0) {
-      if (!opt.bad.empty()) std::fprintf(stderr, "hpcoll_calibrate: unknown argument '%s'\n", opt.bad.c_str());
-      if (size < 2 && !opt.help) std::fprintf(stderr, "hpcoll_calibrate: needs at least 2 ranks (mpiexec -n 2)\n");
-      std::fprintf(opt.help ? stdout : stderr,
-                   "usage: mpiexec -n 2 hpcoll_calibrate [--out=FILE] [--quick]\n"
-                   "  --out=FILE  where to write the machine file (default: %s)\n"
-                   "  --quick     a rough calibration in a second or two (for tests)\n",
-                   hpcoll::default_machine_path().c_str());
-    }
+  options opt;
+  const hpcoll_bench::command_line cl = command_line_for(opt);
+  const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, rank == 0, [&] {
+    if (size < 2) throw std::invalid_argument("needs at least 2 ranks (mpiexec -n 2)");
+    if (opt.out.empty()) opt.out = hpcoll::default_machine_path();
+    if (opt.out.empty()) throw std::invalid_argument("no HPCOLL_MACHINE, XDG_CONFIG_HOME or HOME: give --out=FILE");
+  });
+  if (parsed.exit) {
     MPI_Comm_free(&comm);
-    return opt.help ? 0 : 2;
+    return *parsed.exit;
   }
-  std::string out = opt.out.empty() ? hpcoll::default_machine_path() : opt.out;
-  if (out.empty()) {
-    if (rank == 0) std::fprintf(stderr, "hpcoll_calibrate: no HPCOLL_MACHINE, XDG_CONFIG_HOME or HOME: give --out=FILE\n");
-    MPI_Comm_free(&comm);
-    return 2;
-  }
+  const std::string& out = opt.out;
 
   const double started = now();
   const bool quick = opt.quick;
@@ -504,9 +479,7 @@ int run(int argc, char** argv) {
     m.set("mpi", mpi_library_version());
     m.set("np", size);
     const char* command = std::getenv("HPCOLL_CALIBRATE_COMMAND");
-    std::string argv_text;
-    for (int i = 0; i < argc; ++i) argv_text += (i ? " " : "") + std::string(argv[i]);
-    m.set("command", command && *command ? std::string(command) : argv_text);
+    m.set("command", command && *command ? std::string(command) : hpcoll_bench::command_text(argc, argv));
     m.set("quick", quick);
     m.set("compiler", std::string("g++ ") + __VERSION__);
     json::array pp;
@@ -595,8 +568,8 @@ int run(int argc, char** argv) {
                 us(absolute.intercept).c_str(), absolute.slope, 100 * absolute.rms_rel);
     if (points.size() >= 2) {
       const pingpong_point &a = points[points.size() - 2], &b = points.back();
-      std::printf("            (per byte between %s and %s: %s)\n", size_text(a.bytes).c_str(),
-                  size_text(b.bytes).c_str(),
+      std::printf("            (per byte between %s and %s: %s)\n", human_bytes(a.bytes).c_str(),
+                  human_bytes(b.bytes).c_str(),
                   per_byte((b.median - a.median) / static_cast<double>(b.bytes - a.bytes)).c_str());
     }
     std::printf("  gap       %s per message (bursts of", us(p.base.gap).c_str());
@@ -605,10 +578,10 @@ int run(int argc, char** argv) {
     std::printf("  overhead  %s (Isend post %s, Recv of an arrived message %s)\n", us(p.base.overhead).c_str(),
                 us(o_send).c_str(), us(o_recv).c_str());
     std::printf("  copy      %s memcpy %s; in cache (%s) %s\n", per_byte(p.base.copy).c_str(),
-                size_text(copy_large).c_str(), size_text(copy_cache).c_str(), per_byte(copy_cache_spb).c_str());
+                human_bytes(copy_large).c_str(), human_bytes(copy_cache).c_str(), per_byte(copy_cache_spb).c_str());
     std::printf("  gamma     %s (default: median of the reductions below)\n", per_byte(p.base.gamma).c_str());
     std::printf("\nreductions, hpcoll::detail::combine in place, GB/s of one operand (%s vectors / %s in cache):\n",
-                size_text(gamma_large).c_str(), size_text(gamma_cache).c_str());
+                human_bytes(gamma_large).c_str(), human_bytes(gamma_cache).c_str());
     std::printf("  %-8s", "");
     for (const char* type : {"int32", "int64", "float32", "float64"}) std::printf("  %15s", type);
     std::printf("\n");

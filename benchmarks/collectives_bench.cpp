@@ -37,7 +37,6 @@
 #include <cstring>
 #include <hpcoll/hpcoll.hpp>
 #include <iostream>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -51,11 +50,13 @@
 #include <vector>
 
 #include "json_out.hpp"
+#include "options.hpp"
 #include "run_info.hpp"
 
 namespace hana = boost::hana;
 namespace S = hpcoll::schedule;
 namespace json = hpcoll_bench::json;
+namespace po = hpcoll_bench::po;
 
 namespace {
 
@@ -70,91 +71,18 @@ constexpr int root = 0;
 // ---------------------------------------------------------------------------
 struct options {
   std::vector<std::string> collectives;  // empty: all
-  std::size_t min_bytes = 4;
-  std::size_t max_bytes = std::size_t{16} << 20;
+  hpcoll_bench::size_range sizes{4, std::size_t{16} << 20};
   std::string native_label = "native";
   bool only_native = false;
-  bool memcpy = true;
+  bool no_memcpy = false;
   std::string decisions_out;    // --hpcoll_decisions_out=FILE
   bool decisions_only = false;  // --hpcoll_decisions_only: write them and run nothing
 };
 
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-std::size_t parse_bytes(const std::string& text) {
-  std::size_t used = 0;
-  unsigned long long value = 0;
-  try {
-    value = std::stoull(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size()) throw usage_error("--hpcoll_sizes: '" + text + "' is not a byte count");
-  return static_cast<std::size_t>(value);
-}
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (std::size_t end; (end = text.find(sep, start)) != std::string::npos; start = end + 1)
-    parts.push_back(text.substr(start, end - start));
-  parts.push_back(text.substr(start));
-  return parts;
-}
-
-/// Removes the --hpcoll_* flags from argv and returns them parsed.
-options parse_options(int& argc, char** argv) {
-  options o;
-  int kept = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value_of = [&](std::string_view flag) -> const char* {
-      const std::string prefix = std::string(flag) + "=";
-      return arg.starts_with(prefix) ? argv[i] + prefix.size() : nullptr;
-    };
-    if (const char* v = value_of("--hpcoll_collectives")) {
-      o.collectives = split(v, ',');
-    } else if (const char* v = value_of("--hpcoll_sizes")) {
-      const auto range = split(v, ':');
-      if (range.size() != 2) throw usage_error("--hpcoll_sizes needs MIN:MAX");
-      o.min_bytes = parse_bytes(range[0]);
-      o.max_bytes = parse_bytes(range[1]);
-      if (o.min_bytes == 0 || o.min_bytes % elem_bytes != 0 || o.max_bytes < o.min_bytes)
-        throw usage_error("--hpcoll_sizes: MIN must be a positive multiple of 4 and MAX >= MIN");
-    } else if (const char* v = value_of("--hpcoll_native_label")) {
-      o.native_label = v;
-      if (o.native_label.empty() || o.native_label.find('/') != std::string::npos)
-        throw usage_error("--hpcoll_native_label must be non-empty and contain no '/'");
-    } else if (arg == "--hpcoll_only_native") {
-      o.only_native = true;
-    } else if (arg == "--hpcoll_no_memcpy") {
-      o.memcpy = false;
-    } else if (const char* v = value_of("--hpcoll_decisions_out")) {
-      o.decisions_out = v;
-    } else if (arg == "--hpcoll_decisions_only") {
-      o.decisions_only = true;
-    } else if (arg.starts_with("--hpcoll")) {
-      throw usage_error("unknown flag " + arg);
-    } else {
-      // Each rank would shuffle the benchmarks its own way: collectives would
-      // not match across ranks.
-      if (arg.starts_with("--benchmark_enable_random_interleaving") &&
-          !(arg.ends_with("=false") || arg.ends_with("=0")))
-        throw usage_error("--benchmark_enable_random_interleaving cannot be used with MPI");
-      argv[kept++] = argv[i];
-    }
-  }
-  argc = kept;
-  argv[argc] = nullptr;
-  return o;
-}
-
 /// The sizes MIN, 4 MIN, 16 MIN, ... up to MAX.
 std::vector<std::size_t> sizes(const options& o) {
   std::vector<std::size_t> out;
-  for (std::size_t s = o.min_bytes; s <= o.max_bytes; s *= 4) out.push_back(s);
+  for (std::size_t s = o.sizes.min; s <= o.sizes.max; s *= 4) out.push_back(s);
   return out;
 }
 
@@ -532,9 +460,7 @@ void write_decisions(const options& o, const hpcoll::communicator& comm, buffers
                                        {"tuning_source", table ? json::value(table->source) : json::value()},
                                        {"collectives", collective_list()},
                                        {"rows", std::move(rows)}};
-  std::ofstream file(o.decisions_out);
-  file << json::dump(out) << '\n';
-  if (!file) throw usage_error("--hpcoll_decisions_out: cannot write " + o.decisions_out);
+  json::write_file(o.decisions_out, out);
 }
 
 /// memcpy/copy/<S>: one core's copy bandwidth (registered on rank 0 only; it
@@ -644,25 +570,11 @@ class null_reporter final : public benchmark::BenchmarkReporter {
 };
 
 /// --benchmark_out and --benchmark_out_format as the library will read them
-/// (the last flag wins; the environment supplies the defaults).
+/// (the environment supplies the defaults).
 struct output_file {
   std::string path;
   std::string format = "json";
 };
-
-output_file output_file_flags(int argc, char** argv) {
-  output_file f;
-  if (const char* env = std::getenv("BENCHMARK_OUT")) f.path = env;
-  if (const char* env = std::getenv("BENCHMARK_OUT_FORMAT")) f.format = env;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg.starts_with("--benchmark_out=")) f.path = arg.substr(arg.find('=') + 1);
-    if (arg.starts_with("--benchmark_out_format=")) f.format = arg.substr(arg.find('=') + 1);
-  }
-  if (f.format != "json" && f.format != "console")
-    throw usage_error("--benchmark_out_format=" + f.format + ": hpcoll_bench writes json or console");
-  return f;
-}
 
 std::unique_ptr<benchmark::BenchmarkReporter> file_reporter(const output_file& f) {
   if (f.path.empty()) return nullptr;
@@ -672,38 +584,91 @@ std::unique_ptr<benchmark::BenchmarkReporter> file_reporter(const output_file& f
   return std::make_unique<plain_names>(std::make_unique<benchmark::JSONReporter>());
 }
 
-/// On ranks != 0: drop --benchmark_out* and force an empty output file name
-/// (overriding a BENCHMARK_OUT environment default), so only rank 0 writes it.
-std::vector<char*> without_output_file(int argc, char** argv) {
-  static char no_out[] = "--benchmark_out=";
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i)
-    if (!std::string_view(argv[i]).starts_with("--benchmark_out")) args.push_back(argv[i]);
-  args.push_back(no_out);
-  args.push_back(nullptr);
-  return args;
+/// --hpcoll_collectives: names of all_collectives.
+std::vector<std::string> parse_collectives(const std::string& text) {
+  std::vector<std::string> names;
+  hana::for_each(all_collectives, [&](auto d) { names.emplace_back(decltype(d)::type::name); });
+  return hpcoll_bench::parse_names(text, names);
 }
 
-int run(int argc, char** argv, int rank, int size) {
+/// --hpcoll_sizes: MIN:MAX, MIN a positive multiple of the element size.
+hpcoll_bench::size_range parse_size_range(const std::string& text) {
+  const hpcoll_bench::size_range r = hpcoll_bench::parse_size_range(text);
+  if (r.min == 0 || r.min % elem_bytes != 0) throw std::invalid_argument("MIN must be a positive multiple of 4");
+  return r;
+}
+
+/// --hpcoll_native_label: a schedule name in the rows' <collective>/<schedule>/<S>.
+std::string parse_label(const std::string& label) {
+  if (label.empty() || label.find('/') != std::string::npos)
+    throw std::invalid_argument("must be non-empty and contain no '/'");
+  return label;
+}
+
+/// The command line: hpcoll_bench's own --hpcoll_* options into o; the Google Benchmark flags
+/// it reads itself (the output file, random interleaving) into f and shuffle; the other
+/// --benchmark_* flags are passed on.
+hpcoll_bench::command_line command_line_for(options& o, output_file& f, std::string& shuffle) {
+  hpcoll_bench::command_line cl{"hpcoll_bench",
+                                "usage: mpiexec -n P hpcoll_bench [--hpcoll_* options] [--benchmark_* flags]"};
+  cl.options.add_options()
+      ("hpcoll_collectives", hpcoll_bench::value_of(&o.collectives, "a,b", parse_collectives),
+       "only these collectives (default all)")
+      ("hpcoll_sizes", hpcoll_bench::value_of(&o.sizes, "MIN:MAX", parse_size_range),
+       "message sizes S in bytes, MIN, 4 MIN, 16 MIN, ... up to MAX (default 4:16M)")
+      ("hpcoll_native_label", hpcoll_bench::value_of(&o.native_label, "LABEL", parse_label),
+       "the schedule name of the native MPI rows (default native)")
+      ("hpcoll_only_native", po::bool_switch(&o.only_native), "only the native MPI rows (no memcpy rows either)")
+      ("hpcoll_no_memcpy", po::bool_switch(&o.no_memcpy), "no memcpy/copy/<S> rows")
+      ("hpcoll_decisions_out", po::value(&o.decisions_out)->value_name("FILE"),
+       "write the dispatcher's choice and every candidate's predicted time per row (JSON, rank 0)")
+      ("hpcoll_decisions_only", po::bool_switch(&o.decisions_only),
+       "with --hpcoll_decisions_out: write them, run nothing");
+  cl.hidden.add_options()
+      ("benchmark_out", po::value(&f.path))
+      ("benchmark_out_format", po::value(&f.format))
+      ("benchmark_enable_random_interleaving", po::value(&shuffle)->implicit_value("true"));
+  cl.notes = "The other flags go to Google Benchmark (--benchmark_*=VALUE; rank 0 reports and writes "
+             "--benchmark_out):\n";
+  cl.pass_unknown = true;
+  return cl;
+}
+
+int run(int argc, char** argv) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   options o;
   output_file out;
-  try {
-    o = parse_options(argc, argv);
-    out = output_file_flags(argc, argv);
-    if (!o.collectives.empty())
-      for (const std::string& name : o.collectives) {
-        bool known = false;
-        hana::for_each(all_collectives, [&](auto d) { known = known || name == decltype(d)::type::name; });
-        if (!known) throw usage_error("--hpcoll_collectives: unknown collective '" + name + "'");
-      }
-    if (o.decisions_only && o.decisions_out.empty()) throw usage_error("--hpcoll_decisions_only needs --hpcoll_decisions_out");
-  } catch (const usage_error& e) {
-    if (rank == 0) std::fprintf(stderr, "hpcoll_bench: %s\n", e.what());
-    return 2;
-  }
+  if (const char* env = std::getenv("BENCHMARK_OUT")) out.path = env;
+  if (const char* env = std::getenv("BENCHMARK_OUT_FORMAT")) out.format = env;
+  std::string shuffle;
+  const hpcoll_bench::command_line cl = command_line_for(o, out, shuffle);
+  const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, rank == 0, [&] {
+    if (out.format != "json" && out.format != "console")
+      throw std::invalid_argument("--benchmark_out_format=" + out.format + ": hpcoll_bench writes json or console");
+    // Each rank would shuffle the benchmarks its own way: collectives would not match across ranks.
+    if (!shuffle.empty() && shuffle != "false" && shuffle != "0")
+      throw std::invalid_argument("--benchmark_enable_random_interleaving cannot be used with MPI");
+    if (o.decisions_only && o.decisions_out.empty())
+      throw std::invalid_argument("--hpcoll_decisions_only needs --hpcoll_decisions_out");
+  });
+  if (parsed.help && rank == 0) benchmark::PrintDefaultHelp();
+  if (parsed.exit) return *parsed.exit;
+  for (const std::string& arg : parsed.passed)
+    if (arg.starts_with("--hpcoll"))
+      return hpcoll_bench::usage_error(cl, rank == 0, "unrecognised option '" + arg + "'");
 
-  std::vector<char*> args(argv, argv + argc + 1);
-  if (rank != 0) args = without_output_file(argc, argv);
+  // Google Benchmark's arguments: the ones passed on, the output file on rank 0 only (an empty
+  // one elsewhere, overriding a BENCHMARK_OUT default), the interleaving as given.
+  std::vector<std::string> bench_args{argv[0]};
+  bench_args.insert(bench_args.end(), parsed.passed.begin(), parsed.passed.end());
+  bench_args.push_back("--benchmark_out=" + (rank == 0 ? out.path : std::string()));
+  if (rank == 0) bench_args.push_back("--benchmark_out_format=" + out.format);
+  if (!shuffle.empty()) bench_args.push_back("--benchmark_enable_random_interleaving=" + shuffle);
+  std::vector<char*> args;
+  for (std::string& a : bench_args) args.push_back(a.data());
+  args.push_back(nullptr);
   int bench_argc = static_cast<int>(args.size()) - 1;
   benchmark::Initialize(&bench_argc, args.data());
   // Every rank sees the same leftovers; rank 0 names them.
@@ -727,7 +692,7 @@ int run(int argc, char** argv, int rank, int size) {
     if (o.collectives.empty() || std::ranges::find(o.collectives, D::name) != o.collectives.end())
       register_collective<D>(o, comm, buf);
   });
-  if (o.memcpy && !o.only_native && rank == 0) register_memcpy(o, buf);
+  if (!o.no_memcpy && !o.only_native && rank == 0) register_memcpy(o, buf);
 
   if (rank == 0) {
     plain_name_lines lines(std::cout);
@@ -747,18 +712,4 @@ int run(int argc, char** argv, int rank, int size) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int rc = 0;
-  try {
-    rc = run(argc, argv, rank, size);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "hpcoll_bench [rank %d]: %s\n", rank, e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Finalize();
-  return rc;
-}
+int main(int argc, char** argv) { return hpcoll_bench::run_main(argc, argv, "hpcoll_bench", run); }

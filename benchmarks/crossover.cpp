@@ -18,9 +18,12 @@
 // said so: O(p²)-message schedules (ring, pairwise, linear allgather and
 // alltoall) stop at a few thousand ranks. --out writes the results as JSON
 // (.json) or as markdown tables (.md); both may be given.
-#include <hpcoll/machine.hpp>
-#include <hpcoll/schedules.hpp>
-#include <hpcoll/simulate.hpp>
+#include <hpcoll/analysis/simulate.hpp>
+#include <hpcoll/plan/machine.hpp>
+#include <hpcoll/schedule/all.hpp>
+
+#include "json_out.hpp"
+#include "options.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -41,10 +44,8 @@
 namespace {
 
 namespace S = hpcoll::schedule;
-
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+namespace json = hpcoll_bench::json;
+using hpcoll_bench::human_bytes;
 
 // ---- candidates ----------------------------------------------------------
 
@@ -127,26 +128,15 @@ struct options {
   std::vector<std::string> collectives{"allreduce", "bcast", "allgather", "alltoall"};
   std::vector<int> ps{2,   3,    4,    6,    8,    12,   16,   17,   32,    64,    100,   128,   256,  512,
                       1000, 1024, 2048, 4096, 8192, 10000, 16384, 32768, 65535, 65536};
-  std::size_t min_bytes = 8, max_bytes = std::size_t{64} << 20, factor = 4;
+  hpcoll_bench::size_range sizes{8, std::size_t{64} << 20, 4};
   std::size_t elem = 4;
   double budget = 3;
-  bool refine = true;
+  bool no_refine = false;
   std::vector<std::string> outs;
   std::string command;
 };
 
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  std::size_t at = 0;
-  while (true) {
-    const std::size_t next = s.find(sep, at);
-    out.emplace_back(s.substr(at, next - at));
-    if (next == std::string_view::npos) return out;
-    at = next + 1;
-  }
-}
-
-double parse_double(const std::string& flag, const std::string& text) {
+double nonnegative(const std::string& text) {
   std::size_t used = 0;
   double v = 0;
   try {
@@ -154,73 +144,66 @@ double parse_double(const std::string& flag, const std::string& text) {
   } catch (const std::exception&) {
     used = 0;
   }
-  if (used == 0 || used != text.size() || !(v >= 0)) throw usage_error(flag + ": '" + text + "' is not a number >= 0");
+  if (used == 0 || used != text.size() || !(v >= 0)) throw std::invalid_argument("'" + text + "' is not a number >= 0");
   return v;
 }
 
-/// 8, 64Ki, 1Mi, 2Gi (binary suffixes), or plain bytes.
-std::size_t parse_bytes(const std::string& flag, const std::string& text) {
-  std::size_t used = 0;
-  unsigned long long v = 0;
-  try {
-    v = std::stoull(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
+/// --p: a comma list of rank counts.
+std::vector<int> parse_ranks(const std::string& text) {
+  std::vector<int> out;
+  for (const std::string& t : hpcoll_bench::split(text, ',')) {
+    const double p = nonnegative(t);
+    if (p < 1 || p > 1 << 30 || p != std::floor(p)) throw std::invalid_argument("'" + t + "' is not a rank count");
+    out.push_back(static_cast<int>(p));
   }
-  const std::string suffix = used ? text.substr(used) : "";
-  const std::map<std::string, int> shifts{{"", 0}, {"Ki", 10}, {"Mi", 20}, {"Gi", 30}, {"K", 10}, {"M", 20}, {"G", 30}};
-  const auto s = shifts.find(suffix);
-  if (used == 0 || s == shifts.end()) throw usage_error(flag + ": '" + text + "' is not a byte count (8, 64Ki, 1Mi)");
-  return static_cast<std::size_t>(v) << s->second;
+  if (out.empty()) throw std::invalid_argument("no rank counts in '" + text + "'");
+  return out;
 }
 
-options parse(int argc, char** argv) {
-  options o;
-  o.command = "hpcoll_crossover";
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    o.command += " " + a;
-    const auto eq = a.find('=');
-    const std::string flag = a.substr(0, eq);
-    const std::string val = eq == std::string::npos ? "" : a.substr(eq + 1);
-    if (flag == "--help" || flag == "-h") throw usage_error("");
-    else if (flag == "--alpha") o.m.alpha = parse_double(flag, val);
-    else if (flag == "--beta") o.m.beta = parse_double(flag, val);
-    else if (flag == "--gamma") o.m.gamma = parse_double(flag, val);
-    else if (flag == "--gap") o.m.gap = parse_double(flag, val);
-    else if (flag == "--overhead") o.m.overhead = parse_double(flag, val);
-    else if (flag == "--copy") o.m.copy = parse_double(flag, val);
-    else if (flag == "--budget") o.budget = parse_double(flag, val);
-    else if (flag == "--no-refine") o.refine = false;
-    else if (flag == "--out" && !val.empty()) o.outs.push_back(val);
-    else if (flag == "--elem") {
-      o.elem = parse_bytes(flag, val);
-      if (o.elem == 0) throw usage_error("--elem must be at least 1");
-    } else if (flag == "--collectives") {
-      o.collectives = split(val, ',');
-    } else if (flag == "--p") {
-      o.ps.clear();
-      for (const auto& t : split(val, ',')) {
-        const double p = parse_double(flag, t);
-        if (p < 1 || p > 1 << 30 || p != std::floor(p)) throw usage_error("--p: '" + t + "' is not a rank count");
-        o.ps.push_back(static_cast<int>(p));
-      }
-    } else if (flag == "--sizes") {
-      const auto parts = split(val, ':');
-      if (parts.size() < 2 || parts.size() > 3) throw usage_error("--sizes needs MIN:MAX or MIN:MAX:FACTOR");
-      o.min_bytes = parse_bytes(flag, parts[0]);
-      o.max_bytes = parse_bytes(flag, parts[1]);
-      if (parts.size() == 3) o.factor = parse_bytes(flag, parts[2]);
-      if (o.min_bytes == 0 || o.max_bytes < o.min_bytes || o.factor < 2)
-        throw usage_error("--sizes: need 0 < MIN <= MAX and FACTOR >= 2");
-    } else {
-      throw usage_error("unknown argument '" + a + "'");
-    }
-  }
-  for (const auto& c : o.collectives)
-    if (c != "allreduce" && c != "bcast" && c != "allgather" && c != "alltoall")
-      throw usage_error("--collectives: '" + c + "' is not one of allreduce, bcast, allgather, alltoall");
-  return o;
+std::vector<std::string> parse_collectives(const std::string& text) {
+  return hpcoll_bench::parse_names(text, {"allreduce", "bcast", "allgather", "alltoall"});
+}
+
+/// --sizes: MIN:MAX[:FACTOR], MIN at least 1.
+hpcoll_bench::size_range parse_grid(const std::string& text) {
+  const hpcoll_bench::size_range r = hpcoll_bench::parse_size_range(text, true);
+  if (r.min == 0) throw std::invalid_argument("'" + text + "': MIN must be at least 1");
+  return r;
+}
+
+/// --elem: at least one byte.
+std::size_t parse_elem(const std::string& text) {
+  const std::size_t e = hpcoll_bench::parse_bytes(text);
+  if (e == 0) throw std::invalid_argument("must be at least 1");
+  return e;
+}
+
+/// The command line, its values stored in o.
+hpcoll_bench::command_line command_line_for(options& o) {
+  namespace po = hpcoll_bench::po;
+  hpcoll_bench::command_line cl{"hpcoll_crossover", "usage: hpcoll_crossover [options]   (no MPI: the simulator)"};
+  const auto seconds = [](double* store, const char* name) { return hpcoll_bench::value_of(store, name, nonnegative); };
+  cl.options.add_options()
+      ("alpha", seconds(&o.m.alpha, "S"), "latency, seconds (default hpcoll::machine{}; likewise below)")
+      ("beta", seconds(&o.m.beta, "S"), "seconds per byte sent")
+      ("gamma", seconds(&o.m.gamma, "S"), "seconds per byte reduced")
+      ("gap", seconds(&o.m.gap, "S"), "seconds between two messages' injections")
+      ("overhead", seconds(&o.m.overhead, "S"), "CPU seconds per message at each end")
+      ("copy", seconds(&o.m.copy, "S"), "seconds per byte copied locally")
+      ("collectives", hpcoll_bench::value_of(&o.collectives, "a,b", parse_collectives),
+       "any of allreduce, bcast, allgather, alltoall (default all)")
+      ("p", hpcoll_bench::value_of(&o.ps, "2,3,4,...", parse_ranks),
+       "communicator sizes (default 2 .. 65536, 24 of them)")
+      ("sizes", hpcoll_bench::value_of(&o.sizes, "MIN:MAX[:FACTOR]", parse_grid),
+       "message sizes in bytes from MIN by FACTOR (default 4) up to MAX, MAX always included; e.g. 1Ki:16Mi:2 "
+       "(default 8:64Mi)")
+      ("elem", hpcoll_bench::value_of(&o.elem, "BYTES", parse_elem), "bytes per element (default 4)")
+      ("budget", seconds(&o.budget, "SECONDS"),
+       "a candidate whose simulation is estimated to take longer is skipped (default 3)")
+      ("no-refine", po::bool_switch(&o.no_refine), "no bisection of the crossovers (grid sizes only)")
+      ("out", po::value(&o.outs)->composing()->value_name("FILE.json|FILE.md"),
+       "write the results as JSON (.json) or markdown tables (.md); repeatable");
+  return cl;
 }
 
 // ---- the sweep -----------------------------------------------------------
@@ -249,17 +232,6 @@ struct result {
   std::vector<row> rows;
 };
 
-/// 8 B, 64 KiB, 9.22 MiB: the largest binary unit, three digits.
-std::string human_bytes(std::size_t b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  double v = static_cast<double>(b);
-  while (v >= 1024 && u < 4) v /= 1024, ++u;
-  char text[32];
-  std::snprintf(text, sizeof text, v == std::floor(v) ? "%.0f %s" : "%.3g %s", v, units[u]);
-  return text;
-}
-
 std::string human_seconds(double s) {
   char text[32];
   if (s < 1e-3) std::snprintf(text, sizeof text, "%.3g us", s * 1e6);
@@ -271,9 +243,9 @@ std::string human_seconds(double s) {
 row sweep(const collective& c, int p, const options& o) {
   row r;
   r.p = p;
-  for (std::size_t b = o.min_bytes; b <= o.max_bytes; b *= o.factor) {
+  for (std::size_t b = o.sizes.min; b <= o.sizes.max; b *= o.sizes.factor) {
     r.sizes.push_back(b);
-    if (b > o.max_bytes / o.factor && b != o.max_bytes) r.sizes.push_back(o.max_bytes);
+    if (b > o.sizes.max / o.sizes.factor && b != o.sizes.max) r.sizes.push_back(o.sizes.max);
   }
   std::vector<const candidate*> live;
   for (const candidate& k : c.candidates) {
@@ -319,7 +291,7 @@ row sweep(const collective& c, int p, const options& o) {
     while (from != r.winner[i + 1]) {
       std::size_t hi = counts[i + 1];  // fastest(lo) = from, fastest(hi) = to
       std::string to = r.winner[i + 1];
-      while (o.refine && hi - lo > std::max<std::size_t>(1, lo / 64)) {
+      while (!o.no_refine && hi - lo > std::max<std::size_t>(1, lo / 64)) {
         const std::size_t mid = lo + (hi - lo) / 2;
         const std::string w = fastest(mid, false);
         if (w == from) lo = mid;
@@ -395,71 +367,46 @@ void print_text(const std::vector<result>& results, const options& o) {
   }
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    out += ch;
-  }
-  return out + "\"";
-}
-
-std::string json_number(double v) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%.17g", v);
-  return text;
+/// A map's entries as a JSON object, in key order.
+template <class Map, class Value>
+json::value object_of(const Map& map, Value value) {
+  json::object out;
+  for (const auto& [key, v] : map) out.set(key, value(v));
+  return out;
 }
 
 void write_json(const std::vector<result>& results, const options& o, const std::string& path) {
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error("cannot write " + path);
-  f << "{\n  \"command\": " << json_string(o.command) << ",\n";
-  f << "  \"machine\": {\"alpha\": " << json_number(o.m.alpha) << ", \"beta\": " << json_number(o.m.beta)
-    << ", \"gamma\": " << json_number(o.m.gamma) << ", \"gap\": " << json_number(o.m.gap)
-    << ", \"overhead\": " << json_number(o.m.overhead) << ", \"copy\": " << json_number(o.m.copy) << "},\n";
-  f << "  \"elem_bytes\": " << o.elem << ",\n  \"collectives\": [";
-  for (std::size_t ci = 0; ci < results.size(); ++ci) {
-    const result& res = results[ci];
-    f << (ci ? ",\n" : "\n") << "    {\"collective\": " << json_string(res.c->name)
-      << ", \"size\": " << json_string(res.c->size_rule) << ", \"candidates\": [";
-    for (std::size_t k = 0; k < res.c->candidates.size(); ++k)
-      f << (k ? ", " : "") << json_string(res.c->candidates[k].name);
-    f << "],\n     \"rows\": [";
-    for (std::size_t ri = 0; ri < res.rows.size(); ++ri) {
-      const row& r = res.rows[ri];
-      f << (ri ? ",\n" : "\n") << "       {\"p\": " << r.p << ", \"bytes\": [";
-      for (std::size_t i = 0; i < r.sizes.size(); ++i) f << (i ? ", " : "") << r.sizes[i];
-      f << "], \"fastest\": [";
-      for (std::size_t i = 0; i < r.winner.size(); ++i) f << (i ? ", " : "") << json_string(r.winner[i]);
-      f << "],\n        \"seconds\": {";
-      bool first = true;
-      for (const auto& [name, v] : r.seconds) {
-        f << (first ? "" : ", ") << json_string(name) << ": [";
-        for (std::size_t i = 0; i < v.size(); ++i) f << (i ? ", " : "") << json_number(v[i]);
-        f << "]";
-        first = false;
-      }
-      f << "},\n        \"crossovers\": [";
-      for (std::size_t i = 0; i < r.crossovers.size(); ++i)
-        f << (i ? ", " : "") << "{\"bytes\": " << r.crossovers[i].bytes << ", \"from\": " << json_string(r.crossovers[i].from)
-          << ", \"to\": " << json_string(r.crossovers[i].to) << "}";
-      f << "], \"skipped\": {";
-      first = true;
-      for (const auto& [name, why] : r.skipped) {
-        f << (first ? "" : ", ") << json_string(name) << ": " << json_string(why);
-        first = false;
-      }
-      f << "}, \"simulation_seconds\": {";
-      first = true;
-      for (const auto& [name, w] : r.wall) {
-        f << (first ? "" : ", ") << json_string(name) << ": " << json_number(w);
-        first = false;
-      }
-      f << "}}";
+  json::array collectives;
+  for (const result& res : results) {
+    json::array candidates;
+    for (const candidate& k : res.c->candidates) candidates.push_back(k.name);
+    json::array rows;
+    for (const row& r : res.rows) {
+      json::array crossovers;
+      for (const crossover& x : r.crossovers)
+        crossovers.push_back(json::object{{"bytes", x.bytes}, {"from", x.from}, {"to", x.to}});
+      const auto numbers = [](const std::vector<double>& v) { return json::array(v.begin(), v.end()); };
+      const auto same = [](const auto& v) { return json::value(v); };
+      rows.push_back(json::object{{"p", r.p},
+                                  {"bytes", json::array(r.sizes.begin(), r.sizes.end())},
+                                  {"fastest", json::array(r.winner.begin(), r.winner.end())},
+                                  {"seconds", object_of(r.seconds, numbers)},
+                                  {"crossovers", std::move(crossovers)},
+                                  {"skipped", object_of(r.skipped, same)},
+                                  {"simulation_seconds", object_of(r.wall, same)}});
     }
-    f << "\n     ]}";
+    collectives.push_back(json::object{{"collective", res.c->name},
+                                       {"size", res.c->size_rule},
+                                       {"candidates", std::move(candidates)},
+                                       {"rows", std::move(rows)}});
   }
-  f << "\n  ]\n}\n";
+  const json::value doc = json::object{
+      {"command", o.command},
+      {"machine", json::object{{"alpha", o.m.alpha}, {"beta", o.m.beta}, {"gamma", o.m.gamma}, {"gap", o.m.gap},
+                               {"overhead", o.m.overhead}, {"copy", o.m.copy}}},
+      {"elem_bytes", o.elem},
+      {"collectives", std::move(collectives)}};
+  json::write_file(path, doc);
 }
 
 void write_markdown(const std::vector<result>& results, const options& o, const std::string& path) {
@@ -511,17 +458,15 @@ void write_markdown(const std::vector<result>& results, const options& o, const 
 
 int main(int argc, char** argv) {
   options o;
-  try {
-    o = parse(argc, argv);
-  } catch (const usage_error& e) {
-    if (*e.what()) std::fprintf(stderr, "hpcoll_crossover: %s\n", e.what());
-    std::fprintf(stderr,
-                 "usage: hpcoll_crossover [--alpha=S] [--beta=S] [--gamma=S] [--gap=S] [--overhead=S] [--copy=S]\n"
-                 "                        [--collectives=allreduce,bcast,allgather,alltoall] [--p=2,3,4,...]\n"
-                 "                        [--sizes=MIN:MAX[:FACTOR]] [--elem=BYTES] [--budget=SECONDS]\n"
-                 "                        [--no-refine] [--out=FILE.json] [--out=FILE.md]\n");
-    return *e.what() ? 2 : 0;
-  }
+  const hpcoll_bench::command_line cl = command_line_for(o);
+  const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, true, [&] {
+    for (const std::string& path : o.outs)
+      if (!path.ends_with(".json") && !path.ends_with(".md"))
+        throw std::invalid_argument("--out: '" + path + "' should end in .json or .md");
+  });
+  if (parsed.exit) return *parsed.exit;
+  o.command = "hpcoll_crossover";
+  if (argc > 1) o.command += " " + hpcoll_bench::command_text(argc - 1, argv + 1);
   try {
     const std::vector<collective> all = all_collectives();
     std::vector<result> results;
@@ -537,8 +482,7 @@ int main(int argc, char** argv) {
     print_text(results, o);
     for (const std::string& path : o.outs) {
       if (path.ends_with(".json")) write_json(results, o, path);
-      else if (path.ends_with(".md")) write_markdown(results, o, path);
-      else throw std::runtime_error("--out: '" + path + "' should end in .json or .md");
+      else write_markdown(results, o, path);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "hpcoll_crossover: %s\n", e.what());

@@ -9,11 +9,13 @@
 
 #include <mpi.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "options.hpp"
+#include "run_info.hpp"
 
 namespace hana = boost::hana;
 namespace S = hpcoll::schedule;
@@ -35,8 +37,7 @@ double time_call(MPI_Comm comm, const std::function<void()>& call) {
     MPI_Allreduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
     samples.push_back(slowest * 1e6);
   }
-  std::nth_element(samples.begin(), samples.begin() + repetitions / 2, samples.end());
-  return samples[repetitions / 2];
+  return hpcoll_bench::median(samples);
 }
 
 struct row {
@@ -78,10 +79,13 @@ void compare(const char* collective, Schedules schedules, Native native, Hpcoll 
   print_table(collective, rows, rank);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+int run(int argc, char** argv) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  hpcoll_bench::command_line cl{"hpcoll_demo", "usage: mpiexec -n P hpcoll_demo   (./hpcoll demo: P = 4)"};
+  cl.notes = "Prints, per collective, the median time of one call with every schedule and with the native MPI call "
+             "at 8 B, 64 KiB and 1 MiB.\n";
+  if (const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, rank == 0); parsed.exit) return *parsed.exit;
   {
     hpcoll::communicator c(MPI_COMM_WORLD);
     const MPI_Comm world = MPI_COMM_WORLD;
@@ -201,5 +205,9 @@ int main(int argc, char** argv) {
         },
         world);
   }
-  MPI_Finalize();
+  return 0;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return hpcoll_bench::run_main(argc, argv, "hpcoll_demo", run); }

@@ -11,9 +11,12 @@
 
 #include <hpcoll/select/json_io.hpp>
 
+#include <cerrno>
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -99,5 +102,15 @@ struct object : value {
 
 /// The value as indented text (two spaces).
 inline std::string dump(const value& v) { return v.get() ? hpcoll::detail::json_pretty(v.get()) : "null"; }
+
+/// Writes dump(v) and a newline to the file `path`; std::runtime_error ("cannot write PATH: why")
+/// where that fails.
+inline void write_file(const std::string& path, const value& v) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  const std::string text = dump(v) + "\n";
+  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (std::fclose(f) != 0 || !written) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+}
 
 }  // namespace hpcoll_bench::json

@@ -1,4 +1,4 @@
-// hpcoll_mcast: the dynamic multicast (hpcoll::Mcast, issue 6) next to what a
+// hpcoll_mcast: the dynamic multicast (hpcoll::Mcast) next to what a
 // user does with MPI to reach a group of ranks.
 //
 //   mpiexec -n P hpcoll_mcast [--methods=a,b,...] [--sizes=LIST|MIN:MAX] [--runs=N] [--warmup=W]
@@ -55,13 +55,11 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <numeric>
 #include <optional>
@@ -73,12 +71,13 @@
 #include <vector>
 
 #include "json_out.hpp"
+#include "options.hpp"
 #include "run_info.hpp"
 
 namespace {
 
+using hpcoll_bench::median;
 using hpcoll_bench::mpi_library_version;
-using hpcoll_bench::split;
 using hpcoll_bench::utc_now;
 
 namespace json = hpcoll_bench::json;
@@ -131,14 +130,13 @@ struct options {
   double trim = 0.1;
   std::string out;
   bool quick = false;
-  bool help = false;
 };
 
-constexpr std::size_t kib = 1024, mib = 1024 * 1024;
+constexpr std::size_t mib = 1024 * 1024;
 constexpr int full_runs = 100, quick_runs = 10;
 constexpr int full_warmup = 3, quick_warmup = 1;
 
-/// The issue's two sizes (80 kB, 8 MB) and the sweep 8 B, 32 B, ..., 8 MiB (x4), 16 MiB.
+/// The multicast's two reference sizes (80 kB, 8 MB) and the sweep 8 B, 32 B, ..., 8 MiB (x4), 16 MiB.
 std::vector<std::size_t> default_sizes() {
   std::vector<std::size_t> s{80000, 8000000, 16 * mib};
   for (std::size_t b = 8; b <= 8 * mib; b *= 4) s.push_back(b);
@@ -157,51 +155,45 @@ std::vector<std::size_t> parse_sizes(const std::string& text) {
 }
 
 std::vector<method> parse_methods(const std::string& text) {
+  std::vector<std::string> known;
+  for (method m : all_methods) known.push_back(method_name(m));
   std::vector<method> out;
-  for (const std::string& name : split(text, ',')) {
-    const auto it = std::find_if(all_methods.begin(), all_methods.end(),
-                                 [&](method m) { return name == method_name(m); });
-    if (it == all_methods.end()) throw std::invalid_argument("unknown method '" + name + "' (--help lists them)");
-    if (std::find(out.begin(), out.end(), *it) == out.end()) out.push_back(*it);
-  }
-  if (out.empty()) throw std::invalid_argument("no methods in '" + text + "'");
+  for (const std::string& name : hpcoll_bench::parse_names(text, known))
+    out.push_back(*std::find_if(all_methods.begin(), all_methods.end(), [&](method m) { return name == method_name(m); }));
   return out;
 }
 
-options parse_options(int argc, char** argv) {
-  options o;
-  for (int i = 1; i < argc; ++i) {
-    const auto [a, value] = hpcoll_bench::next_option(argc, argv, i, {"--quick", "--help"});
-    if (a == "--quick") o.quick = true;
-    else if (a == "--help" || a == "-h") o.help = true;
-    else if (a == "--methods") o.methods = parse_methods(value);
-    else if (a == "--sizes") o.sizes = parse_sizes(value);
-    else if (a == "--runs") o.runs = std::stoi(value);
-    else if (a == "--warmup") o.warmup = std::stoi(value);
-    else if (a == "--trim") o.trim = std::stod(value);
-    else if (a == "--out") o.out = value;
-    else throw std::invalid_argument("unknown option '" + std::string(argv[i]) + "' (--help lists them)");
-  }
+/// The command line, its values stored in o.
+hpcoll_bench::command_line command_line_for(options& o) {
+  namespace po = hpcoll_bench::po;
+  hpcoll_bench::command_line cl{"hpcoll_mcast",
+                                "usage: mpiexec -n P hpcoll_mcast [options]   (master: rank 0; P >= 2)"};
+  cl.options.add_options()
+      ("methods", hpcoll_bench::value_of(&o.methods, "a,b", parse_methods),
+       "any of bcast_prepared, create_group_bcast, split_bcast, hpcoll_bcast_prepared, mcast, mcast_binomial, "
+       "mcast_scatter_ring, mcast_scatter_rd (default all)")
+      ("sizes", hpcoll_bench::value_of(&o.sizes, "LIST|MIN:MAX", parse_sizes),
+       "bytes, e.g. 80kB,8MB or 8:16M (x4 steps); units B, kB, MB (decimal), K/KiB, M/MiB; default 8 B..8 MiB x4, "
+       "80 kB, 8 MB, 16 MiB; --quick 8 B, 80 kB, 8 MB")
+      ("runs", po::value(&o.runs)->value_name("N"), "timed runs per method, group and size (default 100, --quick 10)")
+      ("warmup", po::value(&o.warmup)->value_name("W"),
+       "untimed runs before them, the first one verified (default 3, --quick 1)")
+      ("trim", po::value(&o.trim)->value_name("F"),
+       "fraction dropped at each end for the trimmed mean (default 0.1)")
+      ("out", po::value(&o.out)->value_name("FILE.json"), "write the results (rank 0)")
+      ("quick", po::bool_switch(&o.quick), "the --quick defaults above: a check that everything runs");
+  return cl;
+}
+
+/// The defaults that depend on --quick, and the checks across options.
+void complete(options& o) {
   if (o.sizes.empty()) o.sizes = o.quick ? quick_sizes : default_sizes();
   if (o.runs == 0) o.runs = o.quick ? quick_runs : full_runs;
   if (o.warmup < 0) o.warmup = o.quick ? quick_warmup : full_warmup;
   if (o.runs < 1) throw std::invalid_argument("--runs must be >= 1");
   if (o.warmup < 1) throw std::invalid_argument("--warmup must be >= 1 (the first warm-up run is verified)");
   if (!(o.trim >= 0 && o.trim < 0.5)) throw std::invalid_argument("--trim must be within [0, 0.5)");
-  return o;
 }
-
-const char* usage =
-    "usage: mpiexec -n P hpcoll_mcast [options]   (master: rank 0; P >= 2)\n"
-    "  --methods=a,b         any of bcast_prepared, create_group_bcast, split_bcast, hpcoll_bcast_prepared,\n"
-    "                        mcast, mcast_binomial, mcast_scatter_ring, mcast_scatter_rd (default all)\n"
-    "  --sizes=LIST|MIN:MAX  bytes, e.g. 80kB,8MB or 8:16M (x4 steps); units B, kB, MB (decimal), K/KiB,\n"
-    "                        M/MiB; default 8 B..8 MiB x4, 80 kB, 8 MB, 16 MiB; --quick 8 B, 80 kB, 8 MB\n"
-    "  --runs=N              timed runs per method, group and size (default 100, --quick 10)\n"
-    "  --warmup=W            untimed runs before them, the first one verified (default 3, --quick 1)\n"
-    "  --trim=F              fraction dropped at each end for the trimmed mean (default 0.1)\n"
-    "  --out=FILE.json       write the results (rank 0)\n"
-    "  --quick               the --quick defaults above: a check that everything runs\n";
 
 // ---------------------------------------------------------------------------
 // Groups
@@ -379,12 +371,6 @@ double trimmed_mean(std::vector<double> v, double trim) {
   return sum / static_cast<double>(v.size() - 2 * drop);
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /// Every method for one group and size: verified warm-up, more warm-ups, then
 /// the timed runs interleaved. Rows at rank 0 only.
 std::vector<row> measure(group_bench& gb, const group& g, std::size_t bytes, const options& opt) {
@@ -415,19 +401,10 @@ std::vector<row> measure(group_bench& gb, const group& g, std::size_t bytes, con
   return rows;
 }
 
-std::string human_bytes(std::size_t b) {
-  char buf[32];
-  if (b >= mib && b % mib == 0) std::snprintf(buf, sizeof buf, "%zu MiB", b / mib);
-  else if (b >= kib && b % kib == 0) std::snprintf(buf, sizeof buf, "%zu KiB", b / kib);
-  else if (b >= 1000 * 1000 && b % (1000 * 1000) == 0) std::snprintf(buf, sizeof buf, "%zu MB", b / (1000 * 1000));
-  else if (b >= 1000 && b % 1000 == 0) std::snprintf(buf, sizeof buf, "%zu kB", b / 1000);
-  else std::snprintf(buf, sizeof buf, "%zu B", b);
-  return buf;
-}
-
 void print_rows(const std::vector<row>& rows) {
   const row& first = rows.front();
-  std::printf("\nr = %d, %s\n  %-22s %12s %12s %12s  %s\n", first.r, human_bytes(first.bytes).c_str(), "method",
+  std::printf("\nr = %d, %s\n  %-22s %12s %12s %12s  %s\n", first.r, hpcoll_bench::human_bytes(first.bytes).c_str(),
+              "method",
               "trimmed", "median", "min", "schedule");
   for (const row& r : rows)
     std::printf("  %-22s %12.1f %12.1f %12.1f  %s%s\n", method_name(r.m), r.trimmed_mean * 1e6, r.median * 1e6,
@@ -458,9 +435,7 @@ int write_json(const std::string& path, const std::vector<row>& rows, const opti
   json::value doc;
   doc.set("format", "hpcoll-mcast-1");
   doc.set("date", utc_now());
-  std::string command;
-  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
-  doc.set("command", command);
+  doc.set("command", hpcoll_bench::command_text(argc, argv));
   doc.set("p", p);
   doc.set("master", 0);
   doc.set("mpi", mpi_library_version());
@@ -485,14 +460,12 @@ int write_json(const std::string& path, const std::vector<row>& rows, const opti
   json::array out;
   for (const row& r : rows) out.push_back(row_json(r, p, opt));
   doc.set("rows", std::move(out));
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) {
-    std::fprintf(stderr, "hpcoll_mcast: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+  try {
+    json::write_file(path, doc);
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "hpcoll_mcast: %s\n", e.what());
     return 1;
   }
-  const std::string text = json::dump(doc) + "\n";
-  std::fwrite(text.data(), 1, text.size(), f);
-  if (std::fclose(f) != 0) return 1;
   std::printf("\nwrote %s (%.1f s)\n", path.c_str(), seconds);
   return 0;
 }
@@ -502,20 +475,11 @@ int run(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
   options opt;
-  try {
-    opt = parse_options(argc, argv);
-  } catch (const std::exception& e) {
-    if (rank == 0) std::fprintf(stderr, "hpcoll_mcast: %s\n%s", e.what(), usage);
-    return 2;
-  }
-  if (opt.help) {
-    if (rank == 0) std::fputs(usage, stdout);
-    return 0;
-  }
-  if (p < 2) {
-    if (rank == 0) std::fprintf(stderr, "hpcoll_mcast: needs at least 2 ranks\n%s", usage);
-    return 2;
-  }
+  const auto parsed = hpcoll_bench::parse_command_line(argc, argv, command_line_for(opt), rank == 0, [&] {
+    complete(opt);
+    if (p < 2) throw std::invalid_argument("needs at least 2 ranks");
+  });
+  if (parsed.exit) return *parsed.exit;
 
   const auto started = clock_type::now();
   const hpcoll::communicator world(MPI_COMM_WORLD);
@@ -545,10 +509,8 @@ int run(int argc, char** argv) {
       std::fprintf(stderr, "hpcoll_mcast: some method delivered wrong data (WRONG RESULT rows)\n");
       rc = 1;
     }
-    std::fflush(stdout);
   }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return rc;
+  return hpcoll_bench::rank0_status(rc);
 }
 
 }  // namespace

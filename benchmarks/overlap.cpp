@@ -57,13 +57,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <exception>
 #include <functional>
@@ -74,12 +72,13 @@
 #include <vector>
 
 #include "json_out.hpp"
+#include "options.hpp"
 #include "run_info.hpp"
 
 namespace {
 
+using hpcoll_bench::median;
 using hpcoll_bench::mpi_library_version;
-using hpcoll_bench::split;
 using hpcoll_bench::utc_now;
 
 namespace json = hpcoll_bench::json;
@@ -101,7 +100,6 @@ struct options {
   std::size_t iters = 0;   // 0: chosen per size
   std::size_t inner_every = 1;
   std::vector<std::string> variants;  // empty: all
-  bool help = false;
 };
 
 constexpr std::size_t kib = 1024, mib = 1024 * 1024;
@@ -112,48 +110,47 @@ constexpr std::size_t outer_target = 16;  // products per overlapped computation
 constexpr std::size_t min_n = 32, max_n = 1024;
 
 
-options parse_options(int argc, char** argv) {
-  options o;
-  for (int i = 1; i < argc; ++i) {
-    const auto [a, value] = hpcoll_bench::next_option(argc, argv, i, {"--quick", "--help"});
-    if (a == "--quick") o.quick = true;
-    else if (a == "--help" || a == "-h") o.help = true;
-    else if (a == "--collectives") o.collectives = split(value, ',');
-    else if (a == "--sizes") o.sizes = hpcoll_bench::parse_sizes(value, 8);
-    else if (a == "--reps") o.reps = std::stoi(value);
-    else if (a == "--out") o.out = value;
-    else if (a == "--thread-poll-us") o.thread_poll_us = std::stol(value);
-    else if (a == "--matrix") o.matrix = std::stoul(value);
-    else if (a == "--iters") o.iters = std::stoul(value);
-    else if (a == "--inner-every") o.inner_every = std::stoul(value);
-    else if (a == "--variants") o.variants = split(value, ',');
-    else throw std::invalid_argument("unknown option '" + std::string(argv[i]) + "' (--help lists them)");
-  }
-  for (const std::string& c : o.collectives)
-    if (c != "alltoall" && c != "allreduce") throw std::invalid_argument("unknown collective '" + c + "'");
+std::vector<std::string> parse_collectives(const std::string& text) {
+  return hpcoll_bench::parse_names(text, {"alltoall", "allreduce"});
+}
+std::vector<std::size_t> parse_sizes(const std::string& text) { return hpcoll_bench::parse_sizes(text, 8); }
+std::vector<std::string> parse_list(const std::string& text) { return hpcoll_bench::split(text, ','); }
+
+/// The command line, its values stored in o.
+hpcoll_bench::command_line command_line_for(options& o) {
+  namespace po = hpcoll_bench::po;
+  hpcoll_bench::command_line cl{"hpcoll_overlap", "usage: mpiexec -n N hpcoll_overlap [options]"};
+  cl.options.add_options()
+      ("collectives", hpcoll_bench::value_of(&o.collectives, "a,b", parse_collectives),
+       "alltoall, allreduce (default both)")
+      ("sizes", hpcoll_bench::value_of(&o.sizes, "LIST|MIN:MAX", parse_sizes),
+       "bytes per rank (alltoall: the whole send buffer of p blocks), e.g. 1KiB,64KiB,1MiB or 1K:4M (x4 steps); "
+       "default 1KiB..4MiB x4, --quick 1KiB,64KiB,1MiB")
+      ("reps", po::value(&o.reps)->value_name("R"), "repetitions, medians reported (default 101, --quick 11)")
+      ("out", po::value(&o.out)->value_name("FILE"), "JSON written by rank 0")
+      ("quick", po::bool_switch(&o.quick), "fewer sizes and repetitions")
+      ("thread-poll-us", po::value(&o.thread_poll_us)->value_name("U"),
+       "progress::thread's poll interval (default 0: yield and sweep again)")
+      ("matrix", po::value(&o.matrix)->value_name("N"),
+       "fixed matrix order n (default: chosen so that t_cpu ~ native t_pure)")
+      ("iters", po::value(&o.iters)->value_name("K"),
+       "fixed number of products per computation (default: chosen likewise)")
+      ("inner-every", po::value(&o.inner_every)->value_name("K"),
+       "the inner variants make a progress call every K rows (default 1)")
+      ("variants", hpcoll_bench::value_of(&o.variants, "a,b", parse_list),
+       "only these variants or groups: native, native/never, native/outer, native/inner, manual, manual/never, "
+       "manual/outer, manual/inner, thread, offload");
+  return cl;
+}
+
+/// The defaults that depend on --quick, and the checks across options.
+void complete(options& o) {
   if (o.sizes.empty()) o.sizes = o.quick ? quick_sizes : full_sizes;
   if (o.reps == 0) o.reps = o.quick ? quick_reps : full_reps;
   if (o.reps < 1) throw std::invalid_argument("--reps must be >= 1");
   if (o.inner_every < 1) throw std::invalid_argument("--inner-every must be >= 1");
   if (o.thread_poll_us < 0) throw std::invalid_argument("--thread-poll-us must be >= 0");
-  if (o.matrix != 0 && o.matrix < 1) throw std::invalid_argument("--matrix must be >= 1");
-  return o;
 }
-
-const char* usage =
-    "usage: mpiexec -n N hpcoll_overlap [options]\n"
-    "  --collectives=a,b     alltoall, allreduce (default both)\n"
-    "  --sizes=LIST|MIN:MAX  bytes per rank (alltoall: the whole send buffer of p blocks), e.g.\n"
-    "                        1KiB,64KiB,1MiB or 1K:4M (x4 steps); default 1KiB..4MiB x4, --quick 1KiB,64KiB,1MiB\n"
-    "  --reps=R              repetitions, medians reported (default 101, --quick 11)\n"
-    "  --out=FILE            JSON written by rank 0\n"
-    "  --quick               fewer sizes and repetitions\n"
-    "  --thread-poll-us=U    progress::thread's poll interval (default 0: yield and sweep again)\n"
-    "  --matrix=N            fixed matrix order n (default: chosen so that t_cpu ~ native t_pure)\n"
-    "  --iters=K             fixed number of products per computation (default: chosen likewise)\n"
-    "  --inner-every=K       the inner variants make a progress call every K rows (default 1)\n"
-    "  --variants=a,b        only these variants or groups: native, native/never, native/outer,\n"
-    "                        native/inner, manual, manual/never, manual/outer, manual/inner, thread, offload\n";
 
 // ---------------------------------------------------------------------------
 // The computation
@@ -416,12 +413,6 @@ double cpu_alone(const matvec& m) {
   return since(t0);
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
-}
 double quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -647,18 +638,10 @@ private:
 // ---------------------------------------------------------------------------
 // Output
 
-std::string human_bytes(std::size_t b) {
-  char buf[32];
-  if (b >= mib && b % mib == 0) std::snprintf(buf, sizeof buf, "%zu MiB", b / mib);
-  else if (b >= kib && b % kib == 0) std::snprintf(buf, sizeof buf, "%zu KiB", b / kib);
-  else std::snprintf(buf, sizeof buf, "%zu B", b);
-  return buf;
-}
-
 void print_case(const case_result& c, int np) {
   std::printf("\n%s, %d ranks, %s per rank (schedule %s); matrix n=%zu x %zu products (sized for native t_pure "
               "%.1f us); %.2f s\n",
-              c.collective.c_str(), np, human_bytes(c.bytes).c_str(), c.schedule.c_str(), c.n, c.iters,
+              c.collective.c_str(), np, hpcoll_bench::human_bytes(c.bytes).c_str(), c.schedule.c_str(), c.n, c.iters,
               c.target * 1e6, c.seconds);
   std::printf("  %-22s %10s %10s %10s %10s %10s %8s %8s %8s%s\n", "variant", "t_pure", "t_cpu", "t_ovl", "t_test",
               "t_blk+cpu", "ovl OSU", "ovl IMB", "speedup", "");
@@ -722,16 +705,9 @@ int run(int argc, char** argv, int provided) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   options opt;
-  try {
-    opt = parse_options(argc, argv);
-  } catch (const std::exception& e) {
-    if (rank == 0) std::fprintf(stderr, "hpcoll_overlap: %s\n%s", e.what(), usage);
-    return 2;
-  }
-  if (opt.help) {
-    if (rank == 0) std::fputs(usage, stdout);
-    return 0;
-  }
+  const hpcoll_bench::command_line cl = command_line_for(opt);
+  const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, rank == 0, [&] { complete(opt); });
+  if (parsed.exit) return *parsed.exit;
   std::vector<variant> variants;
   for (const variant& v : all_variants(opt.thread_poll_us)) {
     if (!selected(v, opt.variants)) continue;
@@ -742,10 +718,7 @@ int run(int argc, char** argv, int provided) {
     }
     variants.push_back(v);
   }
-  if (variants.empty()) {
-    if (rank == 0) std::fprintf(stderr, "hpcoll_overlap: no variant selected\n%s", usage);
-    return 2;
-  }
+  if (variants.empty()) return hpcoll_bench::usage_error(cl, rank == 0, "no variant selected");
   // Once per process, before the first request of the thread policy.
   hpcoll::progress::configure(
       hpcoll::progress::thread_settings{.cpu = -1, .poll_interval = std::chrono::microseconds{opt.thread_poll_us}});
@@ -782,9 +755,7 @@ int run(int argc, char** argv, int provided) {
       json::value doc;
       doc.set("format", "hpcoll-overlap-1");
       doc.set("date", utc_now());
-      std::string command;
-      for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
-      doc.set("command", command);
+      doc.set("command", hpcoll_bench::command_text(argc, argv));
       doc.set("np", np);
       doc.set("mpi", mpi_library_version());
       doc.set("thread_level", provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "below MPI_THREAD_MULTIPLE");
@@ -812,25 +783,20 @@ int run(int argc, char** argv, int provided) {
       doc.set("speedup", "t_blocking_then_compute / t_ovl");
       doc.set("seconds", since(started));
       doc.set("rows", std::move(rows));
-      std::FILE* f = std::fopen(opt.out.c_str(), "w");
-      if (!f) {
-        std::fprintf(stderr, "hpcoll_overlap: cannot write %s: %s\n", opt.out.c_str(), std::strerror(errno));
-        rc = 1;
-      } else {
-        const std::string text = json::dump(doc) + "\n";
-        std::fwrite(text.data(), 1, text.size(), f);
-        rc = std::fclose(f) == 0 ? rc : 1;
+      try {
+        json::write_file(opt.out, doc);
         std::printf("\nwrote %s (%.1f s)\n", opt.out.c_str(), since(started));
+      } catch (const std::runtime_error& e) {
+        std::fprintf(stderr, "hpcoll_overlap: %s\n", e.what());
+        rc = 1;
       }
     }
     if (!all_ok) {
       std::fprintf(stderr, "hpcoll_overlap: some collective produced a wrong result (WRONG RESULT rows)\n");
       rc = 1;
     }
-    std::fflush(stdout);
   }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return rc;
+  return hpcoll_bench::rank0_status(rc);
 }
 
 }  // namespace

@@ -1,19 +1,16 @@
 // What the benchmark programs record about a run (when, and with which MPI), and what
-// they share around it: their option splitting and their main().
+// they share around it: the median of their samples and their main(). Their command
+// lines: options.hpp.
 #pragma once
 
 #include <mpi.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstddef>
-#include <stdexcept>
 #include <cstdio>
 #include <ctime>
 #include <exception>
-#include <initializer_list>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace hpcoll_bench {
@@ -39,70 +36,20 @@ inline std::string mpi_library_version() {
   return v;
 }
 
-/// One command-line argument split into an option name and its value.
-struct option_arg {
-  std::string name;
-  std::string value;
-};
-
-/// Splits argv[i]: "--name=value", or "--name value" (the next argument, i is advanced past it)
-/// unless the name is one of `flags`, the options that take no value (then, and for a last
-/// argument or one not starting with "--", the value is empty and the name is argv[i] whole).
-inline option_arg next_option(int argc, char** argv, int& i, std::initializer_list<std::string_view> flags) {
-  option_arg o{argv[i], {}};
-  if (o.name.rfind("--", 0) == 0) {
-    if (const auto eq = o.name.find('='); eq != std::string::npos) {
-      o.value = o.name.substr(eq + 1);
-      o.name.resize(eq);
-    } else if (std::find(flags.begin(), flags.end(), o.name) == flags.end() && i + 1 < argc) {
-      o.value = argv[++i];
-    }
-  }
-  return o;
+/// The median of v: the middle value, or the mean of the two middle ones (0 for none).
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const auto middle = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), middle, v.end());
+  if (v.size() % 2) return *middle;
+  return (*std::max_element(v.begin(), middle) + *middle) / 2;
 }
 
-/// The non-empty pieces of s between separators.
-inline std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const std::size_t end = std::min(s.find(sep, start), s.size());
-    if (end > start) out.emplace_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
-/// "8", "8B"; "80kB" and "8MB" in powers of ten (the multicast issue's sizes); "4K", "4KiB",
-/// "16M", "16MiB" (any case, also "kb", "mb") in powers of two.
-inline std::size_t parse_bytes(const std::string& text) {
-  std::size_t pos = 0;
-  const unsigned long long v = std::stoull(text, &pos);
-  std::string unit = text.substr(pos);
-  std::size_t factor = 1;
-  if (unit == "kB") factor = 1000;
-  else if (unit == "MB") factor = 1000 * 1000;
-  else {
-    std::transform(unit.begin(), unit.end(), unit.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (unit == "" || unit == "b") factor = 1;
-    else if (unit == "k" || unit == "kib" || unit == "kb") factor = 1024;
-    else if (unit == "m" || unit == "mib" || unit == "mb") factor = 1024 * 1024;
-    else throw std::invalid_argument("unknown size unit in '" + text + "' (B, kB, MB, K/KiB, M/MiB)");
-  }
-  return static_cast<std::size_t>(v) * factor;
-}
-
-/// A comma list of sizes, or MIN:MAX in x4 steps from max(MIN, smallest) (./hpcoll bench's convention).
-inline std::vector<std::size_t> parse_sizes(const std::string& text, std::size_t smallest) {
-  std::vector<std::size_t> out;
-  if (const auto colon = text.find(':'); colon != std::string::npos) {
-    const std::size_t lo = parse_bytes(text.substr(0, colon)), hi = parse_bytes(text.substr(colon + 1));
-    for (std::size_t s = std::max(lo, smallest); s <= hi; s *= 4) out.push_back(s);
-  } else {
-    for (const std::string& part : split(text, ',')) out.push_back(parse_bytes(part));
-  }
-  if (out.empty()) throw std::invalid_argument("no sizes in '" + text + "'");
-  return out;
+/// Rank 0's exit status rc, on every rank (after stdout is flushed): all ranks exit alike.
+inline int rank0_status(int rc) {
+  std::fflush(stdout);
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return rc;
 }
 
 namespace detail {

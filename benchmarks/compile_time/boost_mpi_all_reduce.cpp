@@ -1,0 +1,15 @@
+// The same program including Boost.MPI's all_reduce header alone (a second anchor).
+#include <boost/mpi/collectives/all_reduce.hpp>
+#include <boost/mpi/communicator.hpp>
+#include <boost/mpi/environment.hpp>
+
+#include <functional>
+#include <vector>
+
+int main(int argc, char** argv) {
+  const boost::mpi::environment env(argc, argv);
+  const boost::mpi::communicator world;
+  const std::vector<double> in(1000, 1.0);
+  std::vector<double> out(in.size());
+  boost::mpi::all_reduce(world, in.data(), static_cast<int>(in.size()), out.data(), std::plus<double>());
+}
