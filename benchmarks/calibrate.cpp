@@ -1,5 +1,5 @@
 // hpcoll_calibrate: measures this machine's hpcoll::machine parameters and
-// writes the machine file (hpcoll/machine_file.hpp, docs/calibration.md).
+// writes the machine file (select/machine_file.hpp, docs/calibration.md).
 //
 //   mpiexec -n 2 hpcoll_calibrate [--out=FILE] [--quick]      (./hpcoll calibrate)
 //

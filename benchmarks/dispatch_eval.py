@@ -98,7 +98,7 @@ def load_decisions(path):
     doc = bc.load_json(path)
     rows = {}
     for r in doc.get("rows", []):
-        rows[(r["collective"], int(r["bytes"]))] = r
+        rows[(r["collective"], r["bytes"])] = r
     return doc, rows
 
 

@@ -57,16 +57,13 @@ def size_label(b):
 # ---------------------------------------------------------------------------
 # Loading
 
-INT_FIELDS = ("p", "r", "bytes", "runs")  # hpcoll_mcast writes every number as a double ("8e+06")
-
-
 def load_file(path):
     """(rows, runs) of one hpcoll_mcast JSON file or of an earlier report.json."""
     doc = bc.load_json(path)
     name = os.path.basename(path)
     if doc.get("format") == FORMAT:
         run = {k: v for k, v in doc.items() if k != "rows"} | {"file": name}
-        rows = [dict(r, source=name) | {k: int(r[k]) for k in INT_FIELDS} for r in doc.get("rows", [])]
+        rows = [dict(r, source=name) for r in doc.get("rows", [])]
         return rows, [run]
     if "rows" in doc and "runs" in doc:
         return doc["rows"], doc["runs"]

@@ -201,7 +201,7 @@ class McastFrom(Case):
         self.assertIn("| 1 | 8 B (1 of 2) | 8 B (1 of 2) | 8 B (1 of 2) | no |", md)
         self.assertIn("| 3 | every size (2) | every size (2) | every size (2) | yes |", md)
         rows = json.loads(self.read(self.dir, "m", "report.json"))["rows"]
-        self.assertEqual({r["bytes"] for r in rows}, {8, 8000000})  # 8e+06 in the file
+        self.assertEqual({r["bytes"] for r in rows}, {8, 8000000})
         self.assertTrue(all(isinstance(r["bytes"], int) for r in rows))
         for png in ("mcast_np4.png", "mcast_ratio_np4.png"):
             self.assertPng(os.path.join(self.dir, "m", png))

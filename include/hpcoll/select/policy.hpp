@@ -24,7 +24,7 @@ namespace hpcoll {
 namespace schedule {
 /// The schedule of the free functions: the dispatcher chooses one of the
 /// collective's candidates per call. Defined in <hpcoll/select/automatic.hpp>
-/// (included by <hpcoll/hpcoll.hpp> and the top-level collective headers).
+/// (included by <hpcoll/hpcoll.hpp>).
 struct automatic;
 }  // namespace schedule
 

@@ -12,7 +12,7 @@
 //
 // The readers below apply the defaults; the dispatcher, the tuning tables,
 // the cost-model tests and the benchmark suite read the traits only through
-// them. The multicast's specialisation lives with the multicast (mcast/shape.hpp).
+// them. The multicast's specialisation lives with the multicast (mcast/plan.hpp).
 #pragma once
 
 #include <boost/hana/size.hpp>
