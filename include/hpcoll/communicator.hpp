@@ -93,22 +93,28 @@ public:
     requires std::derived_from<Service, detail::communicator_service>
   Service& service() const {
     const std::size_t slot = detail::service_slot<Service>();
-    if (slot >= max_services) throw error("", "", "communicator: more kinds of communicator services than expected");
-    detail::communicator_service* known = state_->services[slot].load(std::memory_order_acquire);
-    if (!known) {
-      const std::lock_guard lock(state_->making);
-      known = state_->services[slot].load(std::memory_order_relaxed);
-      if (!known) {
-        state_->made.push_back(std::make_unique<Service>(state_->facts));
-        known = state_->made.back().get();
-        state_->services[slot].store(known, std::memory_order_release);
-      }
-    }
-    return static_cast<Service&>(*known);
+    if (slot < max_services) [[likely]]
+      if (detail::communicator_service* known = state_->services[slot].load(std::memory_order_acquire)) [[likely]]
+        return static_cast<Service&>(*known);
+    return make_service<Service>(slot);
   }
 
 private:
   static constexpr std::size_t max_services = 8;
+
+  /// service() the first time on this communicator (or a slot too many).
+  template <class Service>
+  [[gnu::cold]] Service& make_service(std::size_t slot) const {
+    if (slot >= max_services) throw error("", "", "communicator: more kinds of communicator services than expected");
+    const std::lock_guard lock(state_->making);
+    detail::communicator_service* known = state_->services[slot].load(std::memory_order_relaxed);
+    if (!known) {
+      state_->made.push_back(std::make_unique<Service>(state_->facts));
+      known = state_->made.back().get();
+      state_->services[slot].store(known, std::memory_order_release);
+    }
+    return static_cast<Service&>(*known);
+  }
 
   struct state {
     explicit state(MPI_Comm parent) {

@@ -21,7 +21,8 @@ struct Allgather : detail::collective_interface<Allgather<Schedule, Check, Progr
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
     const auto output = detail::output_span(out);
-    auto call = make(c, input.data(), input.size(), output, false);
+    call_type<detail::element_t<In>> call;
+    fill(call, c, input.data(), input.size(), output, false);
     call.args.require(output.size() == input.size() * static_cast<std::size_t>(c.size()), "output has ", output.size(),
                       " elements, it needs ", c.size(), " blocks of ", input.size());
     call.args.disjoint(input, std::span<const detail::element_t<In>>(output));
@@ -33,22 +34,24 @@ struct Allgather : detail::collective_interface<Allgather<Schedule, Check, Progr
   static auto prepare(const communicator& c, in_place_t, Buf&& buf) {
     const auto buffer = detail::output_span(buf);
     const auto p = static_cast<std::size_t>(c.size());
-    detail::argument_check args;
-    args.require(buffer.size() % p == 0, "the buffer has ", buffer.size(), " elements, not a multiple of ", p);
-    const std::size_t n = args.problem().empty() ? buffer.size() / p : 0;
-    auto call = make(c, buffer.data() + static_cast<std::size_t>(c.rank()) * n, n, buffer, true);
-    call.args = std::move(args);
+    call_type<detail::element_t<Buf>> call;
+    call.args.require(buffer.size() % p == 0, "the buffer has ", buffer.size(), " elements, not a multiple of ", p);
+    const std::size_t n = call.args.problem().empty() ? buffer.size() / p : 0;
+    fill(call, c, buffer.data() + static_cast<std::size_t>(c.rank()) * n, n, buffer, true);
     return call;
   }
 
 private:
   template <class T>
-  static detail::prepared_call<allgather_shape, T> make(const communicator& c, const T* input, std::size_t count,
-                                                        std::span<T> output, bool in_place) {
-    return {.shape = {c.rank(), c.size(), count, in_place, sizeof(T)},
-            .input = input,
-            .output = output.data(),
-            .sig = {-1, static_cast<std::int64_t>(count), in_place}};
+  using call_type = detail::prepared_call<allgather_shape, T>;
+
+  template <class T>
+  static void fill(call_type<T>& call, const communicator& c, const T* input, std::size_t count, std::span<T> output,
+                   bool in_place) {
+    call.shape = {c.rank(), c.size(), count, in_place, sizeof(T)};
+    call.input = input;
+    call.output = output.data();
+    call.sig = {-1, static_cast<std::int64_t>(count), in_place};
   }
 };
 

@@ -21,7 +21,8 @@ struct Allreduce : detail::collective_interface<Allreduce<Schedule, Check, Progr
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
     const auto output = detail::output_span(out);
-    auto call = make(c, input.data(), output, false, op);
+    call_type<detail::element_t<In>, Op> call;
+    fill(call, c, input.data(), output, false, op);
     call.args.require(output.size() == input.size(), "output has ", output.size(), " elements, input has ", input.size());
     call.args.disjoint(input, std::span<const detail::element_t<In>>(output));
     return call;
@@ -31,18 +32,23 @@ struct Allreduce : detail::collective_interface<Allreduce<Schedule, Check, Progr
   template <detail::output_range Buf, class Op>
   static auto prepare(const communicator& c, in_place_t, Buf&& buf, Op op) {
     const auto buffer = detail::output_span(buf);
-    return make(c, buffer.data(), buffer, true, op);
+    call_type<detail::element_t<Buf>, Op> call;
+    fill(call, c, buffer.data(), buffer, true, op);
+    return call;
   }
 
 private:
   template <class T, class Op>
-  static detail::prepared_call<allreduce_shape, T, Op> make(const communicator& c, const T* input, std::span<T> output,
-                                                            bool in_place, const Op& op) {
-    return {.shape = {c.rank(), c.size(), output.size(), is_commutative_v<Op>, in_place, sizeof(T)},
-            .input = input,
-            .output = output.data(),
-            .op = op,
-            .sig = {-1, static_cast<std::int64_t>(output.size()), in_place}};
+  using call_type = detail::prepared_call<allreduce_shape, T, Op>;
+
+  template <class T, class Op>
+  static void fill(call_type<T, Op>& call, const communicator& c, const T* input, std::span<T> output, bool in_place,
+                   const Op& op) {
+    call.shape = {c.rank(), c.size(), output.size(), is_commutative_v<Op>, in_place, sizeof(T)};
+    call.input = input;
+    call.output = output.data();
+    call.op = op;
+    call.sig = {-1, static_cast<std::int64_t>(output.size()), in_place};
   }
 };
 

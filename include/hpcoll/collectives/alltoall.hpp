@@ -22,11 +22,13 @@ struct Alltoall : detail::collective_interface<Alltoall<Schedule, Check, Progres
     const auto input = detail::input_span(in);
     const auto output = detail::output_span(out);
     const auto p = static_cast<std::size_t>(c.size());
-    detail::argument_check args;
-    args.require(input.size() == output.size(), "output has ", output.size(), " elements, input has ", input.size());
-    args.require(input.size() % p == 0, "input has ", input.size(), " elements, not a multiple of ", p);
-    args.disjoint(input, std::span<const detail::element_t<In>>(output));
-    return make(c, input.data(), output, false, std::move(args));
+    call_type<detail::element_t<In>> call;
+    call.args.require(input.size() == output.size(), "output has ", output.size(), " elements, input has ",
+                      input.size());
+    call.args.require(input.size() % p == 0, "input has ", input.size(), " elements, not a multiple of ", p);
+    call.args.disjoint(input, std::span<const detail::element_t<In>>(output));
+    fill(call, c, input.data(), output, false);
+    return call;
   }
 
   /// In place: buf's blocks are sent and replaced by the received ones.
@@ -34,21 +36,24 @@ struct Alltoall : detail::collective_interface<Alltoall<Schedule, Check, Progres
   static auto prepare(const communicator& c, in_place_t, Buf&& buf) {
     const auto buffer = detail::output_span(buf);
     const auto p = static_cast<std::size_t>(c.size());
-    detail::argument_check args;
-    args.require(buffer.size() % p == 0, "the buffer has ", buffer.size(), " elements, not a multiple of ", p);
-    return make(c, buffer.data(), buffer, true, std::move(args));
+    call_type<detail::element_t<Buf>> call;
+    call.args.require(buffer.size() % p == 0, "the buffer has ", buffer.size(), " elements, not a multiple of ", p);
+    fill(call, c, buffer.data(), buffer, true);
+    return call;
   }
 
 private:
   template <class T>
-  static detail::prepared_call<alltoall_shape, T> make(const communicator& c, const T* input, std::span<T> output,
-                                                       bool in_place, detail::argument_check args) {
-    const std::size_t block = args.problem().empty() ? output.size() / static_cast<std::size_t>(c.size()) : 0;
-    return {.shape = {c.rank(), c.size(), block, in_place, sizeof(T)},
-            .input = input,
-            .output = output.data(),
-            .args = std::move(args),
-            .sig = {-1, static_cast<std::int64_t>(block), in_place}};
+  using call_type = detail::prepared_call<alltoall_shape, T>;
+
+  /// The shape of the call, after its argument checks (a malformed call has blocks of 0).
+  template <class T>
+  static void fill(call_type<T>& call, const communicator& c, const T* input, std::span<T> output, bool in_place) {
+    const std::size_t block = call.args.problem().empty() ? output.size() / static_cast<std::size_t>(c.size()) : 0;
+    call.shape = {c.rank(), c.size(), block, in_place, sizeof(T)};
+    call.input = input;
+    call.output = output.data();
+    call.sig = {-1, static_cast<std::int64_t>(block), in_place};
   }
 };
 

@@ -19,9 +19,10 @@ struct Bcast : detail::collective_interface<Bcast<Schedule, Check, Progress>, Sc
   static auto prepare(const communicator& c, Buf&& buf, int root) {
     const auto buffer = detail::output_span(buf);
     using T = typename decltype(buffer)::value_type;
-    detail::prepared_call<bcast_shape, T> call{.shape = {c.rank(), c.size(), root, buffer.size(), sizeof(T)},
-                                               .output = buffer.data(),
-                                               .sig = {root, static_cast<std::int64_t>(buffer.size()), 0}};
+    detail::prepared_call<bcast_shape, T> call;
+    call.shape = {c.rank(), c.size(), root, buffer.size(), sizeof(T)};
+    call.output = buffer.data();
+    call.sig = {root, static_cast<std::int64_t>(buffer.size()), 0};
     call.args.root(root, c.size());
     return call;
   }

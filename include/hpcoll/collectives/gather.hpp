@@ -21,7 +21,8 @@ struct Gather : detail::collective_interface<Gather<Schedule, Check, Progress>, 
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
     const auto output = detail::output_span(out);
-    auto call = make(c, input.data(), input.size(), c.rank() == root ? output : output.first(0), false, root);
+    call_type<detail::element_t<In>> call;
+    fill(call, c, input.data(), input.size(), c.rank() == root ? output : output.first(0), false, root);
     call.args.root(root, c.size());
     if (c.rank() == root) {
       call.args.require(output.size() == input.size() * static_cast<std::size_t>(c.size()), "the root's output has ",
@@ -36,25 +37,28 @@ struct Gather : detail::collective_interface<Gather<Schedule, Check, Progress>, 
   static auto prepare(const communicator& c, in_place_t, Buf&& buf, int root) {
     const auto buffer = detail::output_span(buf);
     const auto p = static_cast<std::size_t>(c.size());
-    detail::argument_check args;
-    args.root(root, c.size());
-    args.require(c.rank() == root, "only the root may use the in-place form");
-    args.require(buffer.size() % p == 0, "the root's buffer has ", buffer.size(), " elements, not a multiple of ", p);
+    call_type<detail::element_t<Buf>> call;
+    call.args.root(root, c.size());
+    call.args.require(c.rank() == root, "only the root may use the in-place form");
+    call.args.require(buffer.size() % p == 0, "the root's buffer has ", buffer.size(), " elements, not a multiple of ",
+                      p);
     const std::size_t n = buffer.size() / p;
-    const auto* own = buffer.data() + (args.problem().empty() ? static_cast<std::size_t>(root) * n : 0);
-    auto call = make(c, own, n, buffer, true, root);
-    call.args = std::move(args);
+    const auto* own = buffer.data() + (call.args.problem().empty() ? static_cast<std::size_t>(root) * n : 0);
+    fill(call, c, own, n, buffer, true, root);
     return call;
   }
 
 private:
   template <class T>
-  static detail::prepared_call<gather_shape, T> make(const communicator& c, const T* input, std::size_t count,
-                                                     std::span<T> output, bool in_place, int root) {
-    return {.shape = {c.rank(), c.size(), root, count, in_place, sizeof(T)},
-            .input = input,
-            .output = output.data(),
-            .sig = {root, static_cast<std::int64_t>(count), 0}};
+  using call_type = detail::prepared_call<gather_shape, T>;
+
+  template <class T>
+  static void fill(call_type<T>& call, const communicator& c, const T* input, std::size_t count, std::span<T> output,
+                   bool in_place, int root) {
+    call.shape = {c.rank(), c.size(), root, count, in_place, sizeof(T)};
+    call.input = input;
+    call.output = output.data();
+    call.sig = {root, static_cast<std::int64_t>(count), 0};
   }
 };
 

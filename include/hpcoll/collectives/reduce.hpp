@@ -22,7 +22,8 @@ struct Reduce : detail::collective_interface<Reduce<Schedule, Check, Progress>, 
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
     const auto output = detail::output_span(out);
-    auto call = make(c, input.data(), input.size(), c.rank() == root ? output : output.first(0), false, root, op);
+    call_type<detail::element_t<In>, Op> call;
+    fill(call, c, input.data(), input.size(), c.rank() == root ? output : output.first(0), false, root, op);
     call.args.root(root, c.size());
     if (c.rank() == root) {
       call.args.require(output.size() == input.size(), "the root's output has ", output.size(), " elements, input has ",
@@ -37,7 +38,8 @@ struct Reduce : detail::collective_interface<Reduce<Schedule, Check, Progress>, 
   template <detail::output_range Buf, class Op>
   static auto prepare(const communicator& c, in_place_t, Buf&& buf, Op op, int root) {
     const auto buffer = detail::output_span(buf);
-    auto call = make(c, buffer.data(), buffer.size(), buffer, true, root, op);
+    call_type<detail::element_t<Buf>, Op> call;
+    fill(call, c, buffer.data(), buffer.size(), buffer, true, root, op);
     call.args.root(root, c.size());
     call.args.require(c.rank() == root, "only the root may use the in-place form");
     return call;
@@ -45,13 +47,16 @@ struct Reduce : detail::collective_interface<Reduce<Schedule, Check, Progress>, 
 
 private:
   template <class T, class Op>
-  static detail::prepared_call<reduce_shape, T, Op> make(const communicator& c, const T* input, std::size_t count,
-                                                         std::span<T> output, bool in_place, int root, const Op& op) {
-    return {.shape = {c.rank(), c.size(), root, count, is_commutative_v<Op>, in_place, sizeof(T)},
-            .input = input,
-            .output = output.data(),
-            .op = op,
-            .sig = {root, static_cast<std::int64_t>(count), 0}};
+  using call_type = detail::prepared_call<reduce_shape, T, Op>;
+
+  template <class T, class Op>
+  static void fill(call_type<T, Op>& call, const communicator& c, const T* input, std::size_t count,
+                   std::span<T> output, bool in_place, int root, const Op& op) {
+    call.shape = {c.rank(), c.size(), root, count, is_commutative_v<Op>, in_place, sizeof(T)};
+    call.input = input;
+    call.output = output.data();
+    call.op = op;
+    call.sig = {root, static_cast<std::int64_t>(count), 0};
   }
 };
 

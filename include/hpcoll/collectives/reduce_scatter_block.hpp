@@ -21,7 +21,8 @@ struct ReduceScatterBlock : detail::collective_interface<ReduceScatterBlock<Sche
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
     const auto output = detail::output_span(out);
-    auto call = make(c, input.data(), output, output.size(), false, op);
+    call_type<detail::element_t<In>, Op> call;
+    fill(call, c, input.data(), output, output.size(), false, op);
     call.args.require(input.size() == output.size() * static_cast<std::size_t>(c.size()), "input has ", input.size(),
                       " elements, it needs ", c.size(), " blocks of ", output.size());
     call.args.disjoint(input, std::span<const detail::element_t<In>>(output));
@@ -34,23 +35,24 @@ struct ReduceScatterBlock : detail::collective_interface<ReduceScatterBlock<Sche
   static auto prepare(const communicator& c, in_place_t, Buf&& buf, Op op) {
     const auto buffer = detail::output_span(buf);
     const auto p = static_cast<std::size_t>(c.size());
-    detail::argument_check args;
-    args.require(buffer.size() % p == 0, "the buffer has ", buffer.size(), " elements, not a multiple of ", p);
-    auto call = make(c, buffer.data(), buffer, args.problem().empty() ? buffer.size() / p : 0, true, op);
-    call.args = std::move(args);
+    call_type<detail::element_t<Buf>, Op> call;
+    call.args.require(buffer.size() % p == 0, "the buffer has ", buffer.size(), " elements, not a multiple of ", p);
+    fill(call, c, buffer.data(), buffer, call.args.problem().empty() ? buffer.size() / p : 0, true, op);
     return call;
   }
 
 private:
   template <class T, class Op>
-  static detail::prepared_call<reduce_scatter_block_shape, T, Op> make(const communicator& c, const T* input,
-                                                                       std::span<T> output, std::size_t count,
-                                                                       bool in_place, const Op& op) {
-    return {.shape = {c.rank(), c.size(), count, is_commutative_v<Op>, in_place, sizeof(T)},
-            .input = input,
-            .output = output.data(),
-            .op = op,
-            .sig = {-1, static_cast<std::int64_t>(count), in_place}};
+  using call_type = detail::prepared_call<reduce_scatter_block_shape, T, Op>;
+
+  template <class T, class Op>
+  static void fill(call_type<T, Op>& call, const communicator& c, const T* input, std::span<T> output,
+                   std::size_t count, bool in_place, const Op& op) {
+    call.shape = {c.rank(), c.size(), count, is_commutative_v<Op>, in_place, sizeof(T)};
+    call.input = input;
+    call.output = output.data();
+    call.op = op;
+    call.sig = {-1, static_cast<std::int64_t>(count), in_place};
   }
 };
 

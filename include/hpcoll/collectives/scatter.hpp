@@ -21,7 +21,8 @@ struct Scatter : detail::collective_interface<Scatter<Schedule, Check, Progress>
                   "hpcoll: input and output must have the same element type");
     const auto input = detail::input_span(in);
     const auto output = detail::output_span(out);
-    auto call = make(c, input.data(), output, false, root);
+    call_type<detail::element_t<In>> call;
+    fill(call, c, input.data(), output, false, root);
     call.args.root(root, c.size());
     if (c.rank() == root) {
       call.args.require(input.size() == output.size() * static_cast<std::size_t>(c.size()), "the root's input has ",
@@ -37,25 +38,27 @@ struct Scatter : detail::collective_interface<Scatter<Schedule, Check, Progress>
   static auto prepare(const communicator& c, In&& in, in_place_t, int root) {
     const auto input = detail::output_span(in);
     const auto p = static_cast<std::size_t>(c.size());
-    detail::argument_check args;
-    args.root(root, c.size());
-    args.require(c.rank() == root, "only the root may use the in-place form");
-    args.require(input.size() % p == 0, "the root's input has ", input.size(), " elements, not a multiple of ", p);
+    call_type<detail::element_t<In>> call;
+    call.args.root(root, c.size());
+    call.args.require(c.rank() == root, "only the root may use the in-place form");
+    call.args.require(input.size() % p == 0, "the root's input has ", input.size(), " elements, not a multiple of ", p);
     const std::size_t n = input.size() / p;
-    const bool ok = args.problem().empty();
-    auto call = make(c, input.data(), input.subspan(ok ? static_cast<std::size_t>(root) * n : 0, ok ? n : 0), true, root);
-    call.args = std::move(args);
+    const bool ok = call.args.problem().empty();
+    fill(call, c, input.data(), input.subspan(ok ? static_cast<std::size_t>(root) * n : 0, ok ? n : 0), true, root);
     return call;
   }
 
 private:
   template <class T>
-  static detail::prepared_call<scatter_shape, T> make(const communicator& c, const T* input, std::span<T> output,
-                                                      bool in_place, int root) {
-    return {.shape = {c.rank(), c.size(), root, output.size(), in_place, sizeof(T)},
-            .input = input,
-            .output = output.data(),
-            .sig = {root, static_cast<std::int64_t>(output.size()), 0}};
+  using call_type = detail::prepared_call<scatter_shape, T>;
+
+  template <class T>
+  static void fill(call_type<T>& call, const communicator& c, const T* input, std::span<T> output, bool in_place,
+                   int root) {
+    call.shape = {c.rank(), c.size(), root, output.size(), in_place, sizeof(T)};
+    call.input = input;
+    call.output = output.data();
+    call.sig = {root, static_cast<std::int64_t>(output.size()), 0};
   }
 };
 

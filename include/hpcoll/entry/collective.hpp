@@ -41,7 +41,9 @@ namespace hpcoll::detail {
 /// One call of a collective as its entry point deduced and checked it: the
 /// shape, the buffers, the op, the first problem with the arguments and what
 /// the ranks must agree on. `kept` holds counts and displacements the entry
-/// point converted or built, which the shape's spans point to.
+/// point converted or built, which the shape's spans point to. Entry points
+/// declare one and fill its members (an aggregate initialisation would clear
+/// the whole object first, on every call).
 template <class Shape, class T, class Op = no_op, std::size_t Kept = 0>
 struct prepared_call {
   using shape_type = Shape;
@@ -64,33 +66,22 @@ const std::string& schedule_name_of() {
   return name;
 }
 
-/// Steps 1 and 4 of the skeleton: the compile-time checks, then the schedule
-/// policy's choice; every problem (the arguments', the thread support of a
-/// progress policy, the choice's) is raised before any message, on every
-/// rank in checked mode (which first compares the calls across ranks).
+/// Step 4 when the ranks must agree first (checked mode) or a problem is
+/// known: every problem (the arguments', the thread support of a progress
+/// policy, the choice's) is raised before any message, on every rank in
+/// checked mode (which first compares the calls across ranks).
 template <class Coll, class S, class Check, class Progress, class Call>
-auto choose(const communicator& c, const Call& call) {
+[[gnu::cold]] auto choose_checked(const communicator& c, const Call& call) {
   using Shape = typename Call::shape_type;
   using T = typename Call::value_type;
-  using Op = typename Call::op_type;
   using policy = schedule_policy<S>;
-  static_assert(requires { sizeof(policy); },
-                "hpcoll: the default schedule, schedule::automatic, chooses at run time; include "
-                "<hpcoll/select/automatic.hpp> (or <hpcoll/hpcoll.hpp>) to use it");
-  static_assert(transmittable<T>, "hpcoll: the element type must be trivially copyable");
-  constexpr bool reduces = !std::is_same_v<Op, no_op>;
-  if constexpr (reduces) static_assert(reduction_for<Op, T>, "hpcoll: the op cannot combine two elements of this type");
-  policy::template check<Shape, !reduces || is_commutative_v<Op>>();
-
-  static_assert(requires { sizeof(engine_of<Progress>); },
-                "hpcoll: progress::thread and progress::offload need <hpcoll/progress.hpp> (or <hpcoll/hpcoll.hpp>)");
   std::string problem = call.args.problem();
   if (problem.empty()) problem = engine_of<Progress>::unavailable();
-  decltype(policy::template choose<Op, T>(c, call.shape)) choice{};
+  decltype(policy::template choose<typename Call::op_type, T>(c, call.shape)) choice{};
   const std::string* schedule = &schedule_name_of<S>();
   if (problem.empty()) {
     try {
-      choice = policy::template choose<Op, T>(c, call.shape);
+      choice = policy::template choose<typename Call::op_type, T>(c, call.shape);
       schedule = &choice.schedule();
     } catch (const error& e) {
       if (!Check::enabled()) throw;
@@ -107,14 +98,40 @@ auto choose(const communicator& c, const Call& call) {
   return choice;
 }
 
+/// Steps 1 and 4 of the skeleton: the compile-time checks, then the schedule
+/// policy's choice.
+template <class Coll, class S, class Check, class Progress, class Call>
+auto choose(const communicator& c, const Call& call) {
+  using Shape = typename Call::shape_type;
+  using T = typename Call::value_type;
+  using Op = typename Call::op_type;
+  using policy = schedule_policy<S>;
+  static_assert(requires { sizeof(policy); },
+                "hpcoll: the default schedule, schedule::automatic, chooses at run time; include "
+                "<hpcoll/select/automatic.hpp> (or <hpcoll/hpcoll.hpp>) to use it");
+  static_assert(transmittable<T>, "hpcoll: the element type must be trivially copyable");
+  constexpr bool reduces = !std::is_same_v<Op, no_op>;
+  if constexpr (reduces) static_assert(reduction_for<Op, T>, "hpcoll: the op cannot combine two elements of this type");
+  policy::template check<Shape, !reduces || is_commutative_v<Op>>();
+
+  static_assert(requires { sizeof(engine_of<Progress>); },
+                "hpcoll: progress::thread and progress::offload need <hpcoll/progress.hpp> (or <hpcoll/hpcoll.hpp>)");
+  // The common case, unchecked and nothing wrong: the policy's choice alone
+  // (a failing choice throws as it would in choose_checked).
+  if (!Check::enabled() && call.args.problem().empty() && engine_of<Progress>::unavailable().empty())
+    return policy::template choose<Op, T>(c, call.shape);
+  return choose_checked<Coll, S, Check, Progress>(c, call);
+}
+
 template <class Call, class Choice>
 call_info info_of(const Choice& choice) {
   return {Call::shape_type::name, &choice.schedule(), Choice::dispatched};
 }
 
-/// Blocking: choose, build the plan, run it now.
+/// Blocking: choose, build the plan, run it now. Inlined into the call
+/// operator, so a blocking call has no frame of its own before the executor.
 template <class Coll, class S, class Check, class Call>
-void run_blocking(const communicator& c, const Call& call) {
+[[gnu::always_inline]] inline void run_blocking(const communicator& c, const Call& call) {
   const int tag = c.next_tag();  // drawn before any check can throw: every rank keeps the same sequence
   const auto choice = choose<Coll, S, Check, progress::manual>(c, call);
   const call_info info = info_of<Call>(choice);

@@ -77,9 +77,7 @@ public:
   void begin(const Plan& plan, int r) {
     steps_.clear();
     requests_.clear();
-    const auto keep = [&](const step& s) { steps_.push_back(s); };
-    step_sink sink(keep);
-    plan.round(r, sink);
+    plan.round(r, step_sink(steps_));
     if (steps_.empty()) return;
     for (const step& s : steps_)
       if (s.kind == step_kind::recv || s.kind == step_kind::recv_reduce) post(s, false);

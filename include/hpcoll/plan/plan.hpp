@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 namespace hpcoll {
 
@@ -78,21 +79,17 @@ struct step {
   constexpr const region& landing() const { return kind == step_kind::recv ? dst : a; }
 };
 
-/// Where a plan emits the steps of a round: a reference to any callable
-/// taking a step. The executors hand plans this one type, so each plan's
-/// rounds are compiled once for them whatever the element type and op. (The
-/// cost model passes a lambda it can inline: it walks every rank's rounds.)
+/// Where a plan emits the steps of a round at run time: the executors' list
+/// of the round's steps. One concrete type, so each plan's rounds are
+/// compiled once for every executor whatever the element type and op, and
+/// the append inlines into them. (The cost model passes a lambda of its own.)
 class step_sink {
 public:
-  template <class F>
-    requires(!std::same_as<std::remove_cvref_t<F>, step_sink>)
-  step_sink(const F& receiver) noexcept
-      : receiver_(&receiver), call_([](const void* r, const step& s) { (*static_cast<const F*>(r))(s); }) {}
-  void operator()(const step& s) const { call_(receiver_, s); }
+  explicit step_sink(std::vector<step>& steps) noexcept : steps_(&steps) {}
+  void operator()(const step& s) const { steps_->push_back(s); }
 
 private:
-  const void* receiver_;
-  void (*call_)(const void*, const step&);
+  std::vector<step>* steps_;
 };
 
 /// What every plan provides. `round(r, emit)` calls `emit(step)` for each step

@@ -67,15 +67,17 @@ struct schedule_policy<schedule::automatic> {
   /// non-commutative one at run time: nothing to check on the op here.
   template <class Shape>
   struct choice {
-    std::size_t index;
+    std::size_t index = 0;
+    const std::string* name = nullptr;
     static constexpr bool dispatched = true;
-    const std::string& schedule() const { return schedule::candidate_names<Shape>()[index]; }
+    const std::string& schedule() const { return *name; }
     auto plan(const Shape& s) const { return schedule::automatic::pick(s, index); }
   };
 
   template <class Op, class T, class Shape>
   static choice<Shape> choose(const communicator& c, const Shape& s) {
-    return {detail::dispatch<Shape, Op, T>(c, s)};
+    const std::size_t index = detail::dispatch<Shape, Op, T>(c, s);
+    return {index, &schedule::candidate_names<Shape>()[index]};
   }
 };
 
