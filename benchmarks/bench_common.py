@@ -1,5 +1,5 @@
 """What the benchmark scripts share (run_bench.py, report.py, tune.py, dispatch_eval.py,
-overlap_report.py, mcast_report.py): logging, number formats, statistics, text and
+overlap_report.py, mcast_report.py, compare_builds.py): logging, number formats, statistics, text and
 markdown tables, the runner options and mpiexec runs, report headers, reading
 hpcoll_bench's Google Benchmark JSON and the collective list it carries.
 
@@ -459,16 +459,19 @@ def report_meta(folder):
 
 
 def report_header(title, meta, rows, runs, describe, what):
-    """The first lines of a report.md: title, command, machine, date, the settings line
+    """The first lines of a report.md: title, command, machine, date and the runs' files (the first
+    and the last of more than 4), the settings line
     describe(runs[0]["settings"], runs[0]) (none without runs), duration and, for a --quick run, that
     it is no measurement (`what`: "sizes and runs")."""
     settings = describe(runs[0].get("settings", {}), runs[0]) if runs else None
+    files = [r["file"] for r in runs]
+    listed = ", ".join(files) if len(files) <= 4 else f"{files[0]}, ..., {files[-1]}"  # many: keep the line short
     L = [f"# {title} {meta.get('stamp', '')}".rstrip(), ""]
     if meta.get("command"):
         L.append(f"- Command: `{meta['command']}`")
     L.append(f"- Machine: {meta.get('machine', '?')}")
     L.append(f"- Date: {meta.get('date') or (runs[0].get('date') if runs else '?')}; {len(rows)} rows from "
-             f"{len(runs)} run(s) ({', '.join(r['file'] for r in runs)})")
+             f"{len(runs)} run(s) ({listed})")
     if settings:
         L.append(f"- Settings: {settings}")
     if meta.get("seconds") is not None:

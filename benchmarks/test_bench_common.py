@@ -19,7 +19,8 @@ sys.path.insert(0, HERE)
 import bench_common as bc  # noqa: E402
 
 TESTDATA = os.path.join(HERE, "testdata")
-SCRIPTS = ["bench_common", "run_bench", "report", "tune", "dispatch_eval", "overlap_report", "mcast_report"]
+SCRIPTS = ["bench_common", "run_bench", "report", "tune", "dispatch_eval", "overlap_report", "mcast_report",
+           "compare_builds"]
 
 
 def fixture(*path):

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The report scripts run as ./hpcoll runs them, on the stored results in benchmarks/testdata/
 (no MPI, no binary), each in a temporary folder: report.py DIR, tune.py --from, dispatch_eval.py
---from, overlap_report.py --from, mcast_report.py --from, and every
+--from, overlap_report.py --from, mcast_report.py --from, compare_builds.py --from, and every
 script's --help. Checks table rows, report files and plots.
 Run by ctest (bench.report_scripts) or directly: /usr/bin/python3 benchmarks/test_reports.py [-v]
 """
@@ -207,6 +207,49 @@ class McastFrom(Case):
             self.assertPng(os.path.join(self.dir, "m", png))
 
 
+class CompareFrom(Case):
+    """compare_builds.py --from DIR (./hpcoll bench --compare --from DIR); the expected ratios are worked out
+    by hand from the values in testdata/compare (see its README)."""
+
+    def test_report(self):
+        folder = self.copy("compare")
+        lines = self.run_ok("compare_builds.py", *HIDDEN, "--cwd", self.dir, "--from", "compare").splitlines()
+        at = lines.index("allreduce, np = 2 (2 ranks on 2 cores)")
+        self.assertEqual(lines[at + 1:at + 9], [
+            "                         | rows | fast-mode |  min | before µs | after µs",
+            "  -----------------------+------+-----------+------+-----------+---------",
+            # (0.75 · 1.10 · 1 · 0.80)^(1/4) = 0.90; minima (0.75 · 1.10 · 1 · 0.75)^(1/4) = 0.89
+            "  hpcoll rows, geomean   |    4 |      0.90 | 0.89 |           |         ",
+            "  native rows, geomean   |    2 |      1.05 | 1.00 |           |         ",  # √1.1 = 1.05
+            "  -----------------------+------+-----------+------+-----------+---------",
+            "  allreduce/default/8    |      |      0.75 | 0.75 |      2.00 |     1.50",
+            "  allreduce/ring/1024    |      |      0.80 | 0.75 |      8.00 |     6.40",
+            # bimodal: after 11, 22, 23 µs; the plain median (22 / 10 = 2.2) would report a slow-down
+            "  allreduce/default/1024 |      |      1.10 | 1.10 |      10.0 |     11.0"])
+        self.assertIn("  bcast/binomial/8     |      |      0.50 | 0.50 |      1.00 |     0.50", lines)
+        self.assertIn("  hpcoll rows, geomean |    4 |      0.90 | 0.90 |           |         ", lines)
+        self.assertIn("overall, fast-mode ratio after/before: hpcoll rows (8): geomean 0.90, median 1.00; "
+                      "native rows (4): geomean 1.02, median 1.00", lines)
+        self.assertEqual(lines[lines.index("Rows in one build only:") + 1], "- np 2 bcast/linear/8: only in after")
+        self.assertEqual(self.read(folder, "report.txt").splitlines(), lines[:-1])  # all but the log line
+        md = self.read(folder, "report.md")
+        self.assertIn("### bcast, np = 2 (2 ranks on 2 cores)", md)
+        self.assertIn("| allreduce/ring/1024 |  | 0.80 | 0.75 | 8.00 | 6.40 |", md)
+        self.assertIn("- Settings: 3 round(s), the builds alternating (odd rounds before first); sizes 8 B..1 KiB; "
+                      "Open MPI v4.1.4", md)
+        report = json.loads(self.read(folder, "report.json"))
+        self.assertEqual(report["only_in_one_build"], [{"np": 2, "name": "bcast/linear/8", "only_in": "after"}])
+        bimodal = next(r for r in report["rows"] if r["name"] == "allreduce/default/1024")
+        self.assertEqual((bimodal["after_us"], bimodal["after_fast_us"]), ([11, 22, 23], 11))
+        self.assertEqual(len(report["rows"]), 12)
+
+    def test_before_must_be_executable(self):
+        rc, out = run("compare_builds.py", "--before", "/nonexistent/hpcoll_bench", "--out", "c", cwd=self.dir)
+        self.assertEqual(rc, 2, out)
+        self.assertIn("error: --before /nonexistent/hpcoll_bench: no executable file", out)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "c")))
+
+
 FAKE_MPIEXEC = """#!{python}
 # A stand-in for mpiexec: writes the stored results (testdata) where the benchmark would write its JSON.
 import os, shutil, sys
@@ -229,8 +272,9 @@ for a in args:
 
 
 class RunModes(Case):
-    """The scripts' runs (./hpcoll bench, tune, tune --evaluate, bench --overlap, bench --mcast) with a fake
-    mpiexec on PATH that copies the stored results into place: the runner, logs, commands.txt, the reports."""
+    """The scripts' runs (./hpcoll bench, tune, tune --evaluate, bench --overlap, bench --mcast, bench --compare)
+    with a fake mpiexec on PATH that copies the stored results into place: the runner, logs, commands.txt, the
+    reports."""
 
     def setUp(self):
         super().setUp()
@@ -311,13 +355,35 @@ class RunModes(Case):
         self.assertIn("- Command: `./hpcoll bench --mcast --np 4 --runs 10 --out m --no-plots`",
                       self.read(self.dir, "m", "report.md"))
 
+    def test_compare(self):
+        # Both builds are the fake binary (every ratio is 1); the order flips every round; np 1 runs pinned.
+        out = self.run_fake("compare_builds.py", "compare/after-np2-bcast-r1.json", "--before", self.fake,
+                            "--np", "1", "--rounds", "2", "--collectives", "bcast", "--out", "c")
+        self.assertIn("  hpcoll rows, geomean |    5 |      1.00 | 1.00 |           |         ", out.splitlines())
+        commands = self.read(self.dir, "c", "commands.txt")
+        order = [line.split(":")[0][2:] for line in commands.splitlines() if line.startswith("# ")]
+        self.assertEqual(order, ["before-np1-bcast-r1", "after-np1-bcast-r1", "after-np1-bcast-r2",
+                                 "before-np1-bcast-r2"])
+        self.assertIn(f"mpiexec -n 1 --bind-to core {self.fake} --hpcoll_sizes=8:1048576 --benchmark_min_time=0.02 "
+                      "--hpcoll_no_memcpy --hpcoll_collectives=bcast ", commands)
+        meta = json.loads(self.read(self.dir, "c", "report.json"))["meta"]
+        self.assertEqual((meta["rounds"], meta["mpiexec_flags_per_np"], meta["failed"]),
+                         (2, {"1": "--bind-to core"}, []))
+
+    def test_compare_failure(self):
+        out = self.run_fake("compare_builds.py", "compare/after-np2-bcast-r1.json", "--before", self.fake,
+                            "--np", "1", "--rounds", "1", "--collectives", "bcast", "--out", "c", rc=1, FAKE_FAIL="1")
+        self.assertRegex(out, r"bench --compare:   before-np1-bcast-r1: FAILED \(exit 3\)")
+        self.assertIn("[hpcoll] bench --compare: every run failed; no report", out)
+
 
 class Help(Case):
     def test_every_script_has_help(self):
         for script, prog in (("run_bench.py", "./hpcoll bench"), ("tune.py", "./hpcoll tune"),
                              ("dispatch_eval.py", "./hpcoll tune --evaluate"),
                              ("overlap_report.py", "./hpcoll bench --overlap"),
-                             ("mcast_report.py", "./hpcoll bench --mcast"), ("report.py", "report.py")):
+                             ("mcast_report.py", "./hpcoll bench --mcast"),
+                             ("compare_builds.py", "./hpcoll bench --compare"), ("report.py", "report.py")):
             out = self.run_ok(script, "--help")
             self.assertTrue(out.startswith(f"usage: {prog} "), out)
             self.assertNotIn("--mpiexec-flags", out)
