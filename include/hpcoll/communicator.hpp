@@ -78,9 +78,8 @@ public:
   /// separates consecutive operations whose messages could otherwise be in
   /// flight at the same time.
   int next_tag() const noexcept {
-    const int tag =
-        static_cast<int>(state_->sequence % static_cast<unsigned long long>(state_->facts.tag_span));
-    ++state_->sequence;
+    const int tag = state_->next_tag;
+    state_->next_tag = tag + 1 == state_->facts.tag_span ? 0 : tag + 1;  // the sequence modulo the tag span
     return tag;
   }
 
@@ -142,7 +141,7 @@ private:
     state& operator=(const state&) = delete;
 
     communicator_facts facts{MPI_COMM_NULL, MPI_COMM_NULL, 0, 0, 32767};
-    unsigned long long sequence = 0;
+    int next_tag = 0;
     std::array<std::atomic<detail::communicator_service*>, max_services> services{};
     std::mutex making;
     std::vector<std::unique_ptr<detail::communicator_service>> made;  ///< in the order they were made

@@ -3,15 +3,18 @@
 // communicator is freed under HPCOLL_VERBOSE=1.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
-#include <mutex>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "../communicator.hpp"
 #include "../environment.hpp"
+#include "../insert_only_map.hpp"
 
 namespace hpcoll {
 
@@ -39,20 +42,20 @@ public:
     if (verbose() && rank_ == 0) print();
   }
 
-  /// One more run of info.schedule.
+  /// One more run of info.schedule: no lock (a call of any thread may count).
   void count(const call_info& info) {
-    const std::lock_guard lock(mutex_);
-    for (counter& c : counters_)
-      if (c.schedule == info.schedule && c.collective == info.collective && c.dispatched == info.dispatched) {
-        ++c.calls;
-        return;
-      }
-    counters_.push_back({info.collective, info.schedule, info.dispatched, 1});
+    const key k{info.collective, info.schedule, info.dispatched};
+    counters_.add(k, hash(k), 0).fetch_add(1, std::memory_order_relaxed);
   }
+  /// By collective, then schedule.
   std::vector<schedule_count> counts() const {
-    const std::lock_guard lock(mutex_);
     std::vector<schedule_count> out;
-    for (const counter& c : counters_) out.push_back({c.collective, *c.schedule, c.dispatched, c.calls});
+    counters_.for_each([&](const key& k, const std::atomic<std::uint64_t>& calls) {
+      out.push_back({k.collective, *k.schedule, k.dispatched, calls.load(std::memory_order_relaxed)});
+    });
+    std::sort(out.begin(), out.end(), [](const schedule_count& a, const schedule_count& b) {
+      return std::tie(a.collective, a.schedule, a.dispatched) < std::tie(b.collective, b.schedule, b.dispatched);
+    });
     return out;
   }
 
@@ -67,15 +70,18 @@ private:
                    c.dispatched ? " (dispatched)" : "");
   }
 
-  struct counter {
+  struct key {
     std::string_view collective;
-    const std::string* schedule;
+    const std::string* schedule;  // one string per schedule (and per candidate): compared by address
     bool dispatched;
-    std::uint64_t calls;
+    friend bool operator==(const key&, const key&) = default;
   };
+  static std::size_t hash(const key& k) {
+    return (reinterpret_cast<std::uintptr_t>(k.schedule) >> 5) ^ (k.collective.size() << 3) ^ k.dispatched;
+  }
+
   int rank_, size_;
-  mutable std::mutex mutex_;
-  std::vector<counter> counters_;
+  insert_only_map<key, std::atomic<std::uint64_t>, 128> counters_;
 };
 
 }  // namespace detail

@@ -1,5 +1,5 @@
-// The blocking MPI executor: runs a plan round by round with nonblocking
-// point-to-point messages.
+// The blocking MPI executor: runs a plan round by round with point-to-point
+// messages (nonblocking, or the blocking calls for a round of one exchange).
 #pragma once
 
 #include <mpi.h>
@@ -78,20 +78,7 @@ public:
     steps_.clear();
     requests_.clear();
     plan.round(r, step_sink(steps_));
-    if (steps_.empty()) return;
-    for (const step& s : steps_)
-      if (s.kind == step_kind::recv || s.kind == step_kind::recv_reduce) post(s, false);
-    for (const step& s : steps_) {
-      if (s.kind == step_kind::copy) {
-        T* to = mem_.at(s.dst);
-        const T* from = mem_.at(s.a);
-        if (to != from && s.dst.count) std::memcpy(static_cast<void*>(to), from, s.dst.count * sizeof(T));
-      } else if (s.kind == step_kind::reduce) {
-        combine(mem_.at(s.dst), mem_.at(s.a), mem_.at(s.b), s.dst.count, op_);
-      }
-    }
-    for (const step& s : steps_)
-      if (s.kind == step_kind::send) post(s, true);
+    post_round();
   }
 
   /// After the round's messages are done: the reductions of its recv_reduce steps.
@@ -107,14 +94,21 @@ public:
     }
   }
 
-  /// Rounds [first, rounds) to the end, blocking in MPI_Waitall.
+  /// Rounds [first, rounds) to the end, blocking: a round of at most one
+  /// send and one receive of one message each in the blocking calls
+  /// (exchange), any other round posted and finished in MPI_Waitall.
   template <class Plan>
   void run(const Plan& plan, int first = 0) {
     const int rounds = plan.rounds();
     for (int r = first; r < rounds; ++r) {
-      begin(plan, r);
-      if (!requests_.empty())
-        HPCOLL_MPI(MPI_Waitall, static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+      steps_.clear();
+      plan.round(r, step_sink(steps_));
+      if (!exchange()) {
+        requests_.clear();
+        post_round();
+        if (!requests_.empty())
+          HPCOLL_MPI(MPI_Waitall, static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+      }
       finish();
     }
   }
@@ -153,6 +147,59 @@ public:
   }
 
 private:
+  static bool receives(const step& s) { return s.kind == step_kind::recv || s.kind == step_kind::recv_reduce; }
+
+  void post_round() {
+    for (const step& s : steps_)
+      if (receives(s)) post(s, false);
+    run_local_steps();
+    for (const step& s : steps_)
+      if (s.kind == step_kind::send) post(s, true);
+  }
+
+  void run_local_steps() {
+    for (const step& s : steps_) {
+      if (s.kind == step_kind::copy) {
+        T* to = mem_.at(s.dst);
+        const T* from = mem_.at(s.a);
+        if (to != from && s.dst.count) std::memcpy(static_cast<void*>(to), from, s.dst.count * sizeof(T));
+      } else if (s.kind == step_kind::reduce) {
+        combine(mem_.at(s.dst), mem_.at(s.a), mem_.at(s.b), s.dst.count, op_);
+      }
+    }
+  }
+
+  /// The current round when it sends and receives at most one message each:
+  /// its local steps, then MPI_Sendrecv, MPI_Send or MPI_Recv. These complete
+  /// exactly as the posted messages and MPI_Waitall would (MPI_Send is
+  /// MPI_Isend + MPI_Wait), so the round semantics hold, for less per-call
+  /// work; the receive is posted after the local steps, which never touch
+  /// what the round receives. False (nothing done) for any other round.
+  bool exchange() {
+    const step* send = nullptr;
+    const step* recv = nullptr;
+    for (const step& s : steps_) {
+      const step** slot = s.kind == step_kind::send ? &send : receives(s) ? &recv : nullptr;
+      if (!slot) continue;
+      if (*slot) return false;
+      *slot = &s;
+    }
+    // A region of no elements is no message (as in post); one beyond the chunk is several.
+    const std::size_t out = send ? send->a.count : 0;
+    const std::size_t in = recv ? recv->landing().count : 0;
+    if (out > chunk_ || in > chunk_) return false;
+    run_local_steps();
+    if (out && in)
+      HPCOLL_MPI(MPI_Sendrecv, mem_.at(send->a), static_cast<int>(out), type_, send->peer, tag_,
+                 mem_.at(recv->landing()), static_cast<int>(in), type_, recv->peer, tag_, comm_, MPI_STATUS_IGNORE);
+    else if (out)
+      HPCOLL_MPI(MPI_Send, mem_.at(send->a), static_cast<int>(out), type_, send->peer, tag_, comm_);
+    else if (in)
+      HPCOLL_MPI(MPI_Recv, mem_.at(recv->landing()), static_cast<int>(in), type_, recv->peer, tag_, comm_,
+                 MPI_STATUS_IGNORE);
+    return true;
+  }
+
   void post(const step& s, bool is_send) {
     const region& r = is_send ? s.a : s.landing();
     T* base = mem_.at(r);

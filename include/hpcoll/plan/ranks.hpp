@@ -9,8 +9,14 @@
 namespace hpcoll {
 
 /// Rank relative to a root, and back.
-constexpr int virtual_rank(int rank, int root, int size) { return (rank - root + size) % size; }
-constexpr int real_rank(int vrank, int root, int size) { return (vrank + root) % size; }
+constexpr int virtual_rank(int rank, int root, int size) {
+  const int v = rank - root;  // one wrap at most: no division on the per-call path
+  return v < 0 ? v + size : v >= size ? v - size : v;
+}
+constexpr int real_rank(int vrank, int root, int size) {
+  const int r = vrank + root;
+  return r >= size ? r - size : r < 0 ? r + size : r;
+}
 
 /// a mod p in [0, p): the rank `a` steps around a ring of p ranks, for any a.
 constexpr int wrap_rank(int a, int p) { return ((a % p) + p) % p; }

@@ -3,11 +3,11 @@
 #pragma once
 
 #include <cstddef>
-#include <mutex>
+#include <cstdint>
 #include <optional>
-#include <vector>
 
 #include "../communicator.hpp"
+#include "../insert_only_map.hpp"
 
 namespace hpcoll::detail {
 
@@ -29,24 +29,25 @@ class dispatch_decisions final : public communicator_service {
 public:
   explicit dispatch_decisions(const communicator_facts&) {}
 
-  std::optional<std::size_t> find(const dispatch_key& key) const {
-    const std::lock_guard lock(mutex_);
-    for (const auto& d : decisions_)
-      if (d.key == key) return d.choice;
-    return std::nullopt;
+  /// The remembered choice for key's calls: no lock (any thread may call).
+  std::optional<std::size_t> find(const dispatch_key& key) {
+    const std::size_t* choice = decisions_.find(key, hash(key));
+    return choice ? std::optional<std::size_t>(*choice) : std::nullopt;
   }
-  void remember(const dispatch_key& key, std::size_t choice) {
-    const std::lock_guard lock(mutex_);
-    decisions_.push_back({key, choice});
-  }
+  /// The first choice remembered for a key stays (every rank made the same).
+  void remember(const dispatch_key& key, std::size_t choice) { decisions_.add(key, hash(key), choice); }
 
 private:
-  struct decision {
-    dispatch_key key;
-    std::size_t choice;
-  };
-  mutable std::mutex mutex_;
-  std::vector<decision> decisions_;
+  static std::size_t hash(const dispatch_key& k) {
+    std::size_t h = reinterpret_cast<std::uintptr_t>(k.collective) >> 3;
+    for (const std::size_t part : {static_cast<std::size_t>(k.size_class), static_cast<std::size_t>(k.group),
+                                   static_cast<std::size_t>(k.commutative), static_cast<std::size_t>(k.in_place),
+                                   k.elem_size, reinterpret_cast<std::uintptr_t>(k.reduction) >> 3})
+      h = h * 31 + part;
+    return h;
+  }
+
+  insert_only_map<dispatch_key, std::size_t, 256> decisions_;
 };
 
 }  // namespace hpcoll::detail
