@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "options.hpp"
+#include "run_info.hpp"
 
 namespace {
 
@@ -44,12 +45,6 @@ double trial(const std::function<void()>& call, int calls) {
   double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / calls;
   MPI_Allreduce(MPI_IN_PLACE, &ns, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return ns;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int run(int argc, char** argv) {
@@ -146,7 +141,7 @@ int run(int argc, char** argv) {
     for (int t = 0; t < trials; ++t)
       for (std::size_t m = 0; m < coll.methods.size(); ++m) times[m].push_back(trial(coll.methods[m].call, calls));
     std::array<double, 4> med{};
-    for (std::size_t m = 0; m < med.size(); ++m) med[m] = median(times[m]);
+    for (std::size_t m = 0; m < med.size(); ++m) med[m] = hpcoll_bench::median(times[m]);
     if (rank == 0)
       std::printf("%-10s %9.1f %9.1f  %-30s %9.1f %9.1f %10.1f %10.1f\n", coll.name, med[0], med[1],
                   coll.methods[2].name, med[2], med[3], med[2] - med[1], med[3] - med[1]);
@@ -157,15 +152,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rc = 0;
-  try {
-    rc = run(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "hpcoll_overhead: %s\n", e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  MPI_Finalize();
-  return rc;
-}
+int main(int argc, char** argv) { return hpcoll_bench::run_main(argc, argv, "hpcoll_overhead", run); }

@@ -9,6 +9,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 namespace hpcoll::detail {
@@ -26,31 +27,11 @@ class insert_only_map {
   static_assert((Capacity & (Capacity - 1)) == 0, "Capacity is a power of two");
 
 public:
-  Value* find(const Key& key, std::size_t hash) {
-    for (std::size_t probe = 0; probe < Capacity; ++probe) {
-      slot& s = slots_[(hash + probe) & (Capacity - 1)];
-      int state = s.state.load(std::memory_order_acquire);
-      if (state == empty) return nullptr;  // keys fill the first free slot of their probe sequence
-      while (state == filling) state = s.state.load(std::memory_order_acquire);  // being added right now
-      if (s.entry->first == key) return &s.entry->second;
-    }
-    return find_beyond(key);
-  }
+  Value* find(const Key& key, std::size_t hash) { return probe(key, hash, nullptr); }
 
   template <class Initial>
   Value& add(const Key& key, std::size_t hash, const Initial& initial) {
-    for (std::size_t probe = 0; probe < Capacity; ++probe) {
-      slot& s = slots_[(hash + probe) & (Capacity - 1)];
-      int state = s.state.load(std::memory_order_acquire);
-      if (state == empty && s.state.compare_exchange_strong(state, filling, std::memory_order_acquire)) {
-        s.entry.emplace(key, initial);
-        s.state.store(ready, std::memory_order_release);
-        return s.entry->second;
-      }
-      while (state == filling) state = s.state.load(std::memory_order_acquire);
-      if (s.entry->first == key) return s.entry->second;
-    }
-    return add_beyond(key, initial);
+    return *probe(key, hash, initial);
   }
 
   template <class F>
@@ -68,19 +49,39 @@ private:
     std::optional<std::pair<const Key, Value>> entry;
   };
 
+  /// Key's value; when it is new, nullptr for `find` (initial is nullptr),
+  /// else added from `initial` in the first free slot of its probe sequence.
+  template <class Initial>
+  Value* probe(const Key& key, std::size_t hash, const Initial& initial) {
+    constexpr bool adds = !std::is_null_pointer_v<Initial>;
+    for (std::size_t i = 0; i < Capacity; ++i) {
+      slot& s = slots_[(hash + i) & (Capacity - 1)];
+      int state = s.state.load(std::memory_order_acquire);
+      if (state == empty) {
+        if constexpr (!adds) {
+          return nullptr;  // keys fill the first free slot of their probe sequence
+        } else if (s.state.compare_exchange_strong(state, filling, std::memory_order_acquire)) {
+          s.entry.emplace(key, initial);
+          s.state.store(ready, std::memory_order_release);
+          return &s.entry->second;
+        }
+      }
+      while (state == filling) state = s.state.load(std::memory_order_acquire);  // being added right now
+      if (s.entry->first == key) return &s.entry->second;
+    }
+    return beyond(key, initial);
+  }
+
   /// The keys beyond the table.
-  [[gnu::cold]] Value* find_beyond(const Key& key) {
+  template <class Initial>
+  [[gnu::cold]] Value* beyond(const Key& key, const Initial& initial) {
     const std::lock_guard lock(mutex_);
     for (auto& [k, value] : more_)
       if (k == key) return &value;
-    return nullptr;
-  }
-  template <class Initial>
-  [[gnu::cold]] Value& add_beyond(const Key& key, const Initial& initial) {
-    const std::lock_guard lock(mutex_);
-    for (auto& [k, value] : more_)
-      if (k == key) return value;
-    return more_.emplace_back(key, initial).second;
+    if constexpr (std::is_null_pointer_v<Initial>)
+      return nullptr;
+    else
+      return &more_.emplace_back(key, initial).second;
   }
 
   std::array<slot, Capacity> slots_{};

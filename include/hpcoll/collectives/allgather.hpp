@@ -48,10 +48,8 @@ private:
   template <class T>
   static void fill(call_type<T>& call, const communicator& c, const T* input, std::size_t count, std::span<T> output,
                    bool in_place) {
-    call.shape = {c.rank(), c.size(), count, in_place, sizeof(T)};
-    call.input = input;
-    call.output = output.data();
-    call.sig = {-1, static_cast<std::int64_t>(count), in_place};
+    call.set({c.rank(), c.size(), count, in_place, sizeof(T)}, input, output.data(),
+             {-1, static_cast<std::int64_t>(count), in_place});
   }
 };
 

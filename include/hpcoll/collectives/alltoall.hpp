@@ -50,10 +50,8 @@ private:
   template <class T>
   static void fill(call_type<T>& call, const communicator& c, const T* input, std::span<T> output, bool in_place) {
     const std::size_t block = call.args.problem().empty() ? output.size() / static_cast<std::size_t>(c.size()) : 0;
-    call.shape = {c.rank(), c.size(), block, in_place, sizeof(T)};
-    call.input = input;
-    call.output = output.data();
-    call.sig = {-1, static_cast<std::int64_t>(block), in_place};
+    call.set({c.rank(), c.size(), block, in_place, sizeof(T)}, input, output.data(),
+             {-1, static_cast<std::int64_t>(block), in_place});
   }
 };
 

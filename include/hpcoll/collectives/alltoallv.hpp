@@ -77,10 +77,8 @@ private:
                    std::span<const std::size_t> rd, bool in_place) {
     const bool ok = call.args.problem().empty();
     const std::span<const std::size_t> none;
-    call.shape = {c.rank(), c.size(), ok ? sc : none, ok ? sd : none, ok ? rc : none, ok ? rd : none, in_place, sizeof(T)};
-    call.input = input;
-    call.output = output.data();
-    call.sig = {-1, -1, in_place};
+    call.set({c.rank(), c.size(), ok ? sc : none, ok ? sd : none, ok ? rc : none, ok ? rd : none, in_place, sizeof(T)},
+             input, output.data(), {-1, -1, in_place});
   }
 };
 

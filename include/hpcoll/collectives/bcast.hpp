@@ -20,9 +20,8 @@ struct Bcast : detail::collective_interface<Bcast<Schedule, Check, Progress>, Sc
     const auto buffer = detail::output_span(buf);
     using T = typename decltype(buffer)::value_type;
     detail::prepared_call<bcast_shape, T> call;
-    call.shape = {c.rank(), c.size(), root, buffer.size(), sizeof(T)};
-    call.output = buffer.data();
-    call.sig = {root, static_cast<std::int64_t>(buffer.size()), 0};
+    call.set({c.rank(), c.size(), root, buffer.size(), sizeof(T)}, nullptr, buffer.data(),
+             {root, static_cast<std::int64_t>(buffer.size()), 0});
     call.args.root(root, c.size());
     return call;
   }

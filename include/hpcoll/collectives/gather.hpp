@@ -55,10 +55,8 @@ private:
   template <class T>
   static void fill(call_type<T>& call, const communicator& c, const T* input, std::size_t count, std::span<T> output,
                    bool in_place, int root) {
-    call.shape = {c.rank(), c.size(), root, count, in_place, sizeof(T)};
-    call.input = input;
-    call.output = output.data();
-    call.sig = {root, static_cast<std::int64_t>(count), 0};
+    call.set({c.rank(), c.size(), root, count, in_place, sizeof(T)}, input, output.data(),
+             {root, static_cast<std::int64_t>(count), 0});
   }
 };
 

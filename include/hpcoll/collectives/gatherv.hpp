@@ -99,11 +99,9 @@ private:
   static void fill(call_type<T>& call, const communicator& c, const T* input, std::size_t count, std::span<T> output,
                    std::span<const std::size_t> counts, std::span<const std::size_t> displs, bool in_place, int root) {
     const bool at_root = c.rank() == root && call.args.problem().empty();
-    call.shape = {c.rank(), c.size(), root, count, at_root ? counts : std::span<const std::size_t>{},
-                  at_root ? displs : std::span<const std::size_t>{}, in_place, sizeof(T)};
-    call.input = input;
-    call.output = output.data();
-    call.sig = {root, -1, 0};
+    const std::span<const std::size_t> none;
+    call.set({c.rank(), c.size(), root, count, at_root ? counts : none, at_root ? displs : none, in_place, sizeof(T)},
+             input, output.data(), {root, -1, 0});
   }
 };
 

@@ -52,11 +52,9 @@ private:
   template <class T, class Op>
   static void fill(call_type<T, Op>& call, const communicator& c, const T* input, std::size_t count,
                    std::span<T> output, bool in_place, int root, const Op& op) {
-    call.shape = {c.rank(), c.size(), root, count, is_commutative_v<Op>, in_place, sizeof(T)};
-    call.input = input;
-    call.output = output.data();
+    call.set({c.rank(), c.size(), root, count, is_commutative_v<Op>, in_place, sizeof(T)}, input, output.data(),
+             {root, static_cast<std::int64_t>(count), 0});
     call.op = op;
-    call.sig = {root, static_cast<std::int64_t>(count), 0};
   }
 };
 

@@ -48,11 +48,9 @@ private:
   template <class T, class Op>
   static void fill(call_type<T, Op>& call, const communicator& c, const T* input, std::span<T> output,
                    std::size_t count, bool in_place, const Op& op) {
-    call.shape = {c.rank(), c.size(), count, is_commutative_v<Op>, in_place, sizeof(T)};
-    call.input = input;
-    call.output = output.data();
+    call.set({c.rank(), c.size(), count, is_commutative_v<Op>, in_place, sizeof(T)}, input, output.data(),
+             {-1, static_cast<std::int64_t>(count), in_place});
     call.op = op;
-    call.sig = {-1, static_cast<std::int64_t>(count), in_place};
   }
 };
 

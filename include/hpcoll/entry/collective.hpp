@@ -32,6 +32,7 @@
 #include "../op.hpp"
 #include "../policies.hpp"
 #include "../request.hpp"
+#include "../schedule/properties.hpp"
 #include "../select/policy.hpp"
 #include "agree.hpp"
 #include "arguments.hpp"
@@ -57,14 +58,15 @@ struct prepared_call {
   argument_check args{};
   call_signature sig{};
   std::array<std::vector<std::size_t>, Kept> kept{};
-};
 
-/// The name of schedule S, made once (composites build theirs from their phases).
-template <class S>
-const std::string& schedule_name_of() {
-  static const std::string name = schedule_name<S>();
-  return name;
-}
+  /// What every entry point sets once its arguments are known (op, args and kept apart).
+  void set(const Shape& call_shape, const T* in, T* out, const call_signature& signature) {
+    shape = call_shape;
+    input = in;
+    output = out;
+    sig = signature;
+  }
+};
 
 /// Step 4 when the ranks must agree first (checked mode) or a problem is
 /// known: every problem (the arguments', the thread support of a progress

@@ -172,8 +172,7 @@ struct Mcast {
     const auto span = detail::input_span(data);
     using T = typename decltype(span)::value_type;
     detail::prepared_call<mcast_shape, T> call;
-    call.shape = {c.rank(), c.size(), c.rank(), &members, span.size(), sizeof(T)};
-    call.input = span.data();
+    call.set({c.rank(), c.size(), c.rank(), &members, span.size(), sizeof(T)}, span.data(), nullptr, {});
     call.args.require(members.size() == c.size(), "the member set is a set of ", members.size(),
                       " ranks, the communicator has ", c.size());
     call.args.require(!members.empty(), "the member set is empty");

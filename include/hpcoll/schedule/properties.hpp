@@ -16,6 +16,16 @@ std::string schedule_name() {
   else return "custom";
 }
 
+namespace detail {
+/// schedule_name<S>() made once, for the program's lifetime: what errors and
+/// the schedule counters refer to.
+template <class S>
+const std::string& schedule_name_of() {
+  static const std::string name = schedule_name<S>();
+  return name;
+}
+}  // namespace detail
+
 /// Whether schedule S declares (static member `sampled_cost`) that the busiest
 /// rank of each of its rounds is among the ranks the cost model samples above
 /// 256 ranks (select/cost.hpp); false when it does not say.

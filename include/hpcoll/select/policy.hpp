@@ -43,10 +43,7 @@ struct schedule_policy {
 
   struct choice {
     static constexpr bool dispatched = false;
-    static const std::string& schedule() {
-      static const std::string name = schedule_name<S>();
-      return name;
-    }
+    static const std::string& schedule() { return detail::schedule_name_of<S>(); }
     template <class Shape>
     static constexpr auto plan(const Shape& s) {
       return plan_for<S>(s);
