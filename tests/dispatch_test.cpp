@@ -217,6 +217,38 @@ TEST_CASE("dispatch.environment_override") {
   check_allreduce(c, 7);  // still aligned
 }
 
+// Decisions are remembered per communicator: two communicators that decided
+// the same call differently keep their own choice when calls alternate
+// between them, and each counts its own runs.
+TEST_CASE("dispatch.decisions_per_communicator") {
+  const hpcoll::communicator first(MPI_COMM_WORLD), second(MPI_COMM_WORLD);
+  {
+    const scoped_env env("HPCOLL_ALLREDUCE", "ring");
+    check_allreduce(first, 9);
+  }
+  {
+    const scoped_env env("HPCOLL_ALLREDUCE", "linear");
+    check_allreduce(second, 9);
+  }
+  for (int i = 0; i < 3; ++i) {
+    check_allreduce(first, 9);
+    check_allreduce(second, 9);
+  }
+  CHECK(calls(first, "allreduce", "ring") == 4);
+  CHECK(calls(first, "allreduce", "linear") == 0);
+  CHECK(calls(second, "allreduce", "linear") == 4);
+  CHECK(calls(second, "allreduce", "ring") == 0);
+  // Communicators made one after another (often at the same address) start
+  // with no decisions and no counts: the model decides, one call is counted.
+  const std::string model =
+      hpcoll::explain<hpcoll::op::sum, double>(hpcoll::allreduce_shape{first.rank(), first.size(), 9}).schedule();
+  for (int i = 0; i < 2; ++i) {
+    const hpcoll::communicator later(MPI_COMM_WORLD);
+    check_allreduce(later, 9);
+    CHECK(calls(later, "allreduce", model) == 1);
+  }
+}
+
 // Run by the ctest case dispatch.tuning_file with HPCOLL_TUNING=tests/data/tuning_small.json.
 TEST_CASE("dispatch.tuning_file" * doctest::skip()) {
   REQUIRE(std::getenv("HPCOLL_TUNING"));

@@ -449,6 +449,44 @@ TEST_CASE("movement.alltoallv") {
                 [&](auto type, std::size_t n, int) { check_alltoallv<typename decltype(type)::type>(c, per_pair(n, c.size())); });
 }
 
+// A repeated blocking call replays the plan its first call of that shape
+// recorded; cycling through more shapes than a thread keeps per schedule
+// records them again. Every call is checked, with new data each time.
+TEST_CASE("movement.repeated_calls") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  const int p = c.size();
+  const int rank = c.rank();
+  for (int pass = 0; pass < 3; ++pass) {
+    for (int k = 0; k < 6; ++k) {
+      const int root = k % p;
+      const std::size_t n = 1 + static_cast<std::size_t>(k);
+      const std::string where = "pass " + std::to_string(pass) + ", " + std::to_string(n) + " elements, root " +
+                                std::to_string(root);
+      const auto value = [&](std::size_t i) { return 1000 * pass + 100 * k + static_cast<int>(i); };
+      std::vector<int> want(n);
+      for (std::size_t i = 0; i < n; ++i) want[i] = value(i);
+
+      std::vector<int> named(n, -1), automatic(n, -1);
+      if (rank == root) named = automatic = want;
+      hpcoll::Bcast<sched::binomial>{}(c, named, root);
+      hpcoll::bcast(c, automatic, root);
+      expect_same(named, want, "Bcast<binomial>, " + where, "the buffer");
+      expect_same(automatic, want, "bcast, " + where, "the buffer");
+
+      // Reductions: recv_reduce steps, and scratch on the inner ranks of the tree.
+      std::vector<int> mine(n), sum(n);
+      for (std::size_t i = 0; i < n; ++i) mine[i] = value(i) * (rank + 1);
+      std::vector<int> want_sum(n);
+      for (std::size_t i = 0; i < n; ++i) want_sum[i] = value(i) * p * (p + 1) / 2;
+      std::vector<int> reduced(n, -1);
+      hpcoll::Reduce<sched::binomial>{}(c, mine, reduced, hpcoll::op::sum{}, root);
+      if (rank == root) expect_same(reduced, want_sum, "Reduce<binomial>, " + where, "the result");
+      hpcoll::Allreduce<sched::recursive_doubling>{}(c, mine, sum, hpcoll::op::sum{});
+      expect_same(sum, want_sum, "Allreduce<recursive_doubling>, " + where, "the result");
+    }
+  }
+}
+
 // ~1 MB per call, counts not a multiple of any message limit. With
 // HPCOLL_MAX_MESSAGE_BYTES=4096 every transfer travels as many messages.
 TEST_CASE("movement.split_messages") {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -72,6 +73,9 @@ public:
   int size() const noexcept { return state_->facts.size; }
   /// The library's private duplicate (not the communicator it was built from).
   MPI_Comm native() const noexcept { return state_->facts.comm; }
+  /// A number no other communicator of the process has had (copies share
+  /// it), never 0: lets a thread keep what it looked up on a communicator.
+  std::uint64_t serial() const noexcept { return state_->serial; }
 
   /// Tag for the next collective operation. Every rank calls collectives on a
   /// communicator in the same order, so every rank draws the same tag; the tag
@@ -115,6 +119,11 @@ private:
     return static_cast<Service&>(*known);
   }
 
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> last{0};
+    return last.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+
   struct state {
     explicit state(MPI_Comm parent) {
       HPCOLL_MPI(MPI_Comm_dup, parent, &facts.comm);
@@ -141,6 +150,7 @@ private:
     state& operator=(const state&) = delete;
 
     communicator_facts facts{MPI_COMM_NULL, MPI_COMM_NULL, 0, 0, 32767};
+    std::uint64_t serial = next_serial();
     int next_tag = 0;
     std::array<std::atomic<detail::communicator_service*>, max_services> services{};
     std::mutex making;

@@ -4,7 +4,8 @@
 //   2. deduction            Coll::prepare(c, args...) -> prepared_call: shape, buffers, op
 //   3. argument checks      ... and the first problem with them (prepared_call::args)
 //   4. choose (+ agree)     schedule_policy<S>::choose; in checked mode the ranks agree first
-//   5. build and run        choice.plan(shape), now (blocking) or as a request (start, persistent)
+//   5. build and run        choice.plan(shape), now (blocking: a repeated call replays the plan
+//                           recorded by the first) or as a request (start, persistent)
 //   6. error hook           a failure below the collective is renamed after collective and schedule
 //
 // A collective object derives from collective_interface and provides its
@@ -27,8 +28,9 @@
 #include "../error.hpp"
 #include "../exec/counters.hpp"
 #include "../exec/executor.hpp"
-#include "../exec/operation.hpp"
 #include "../exec/manual_engine.hpp"
+#include "../exec/operation.hpp"
+#include "../exec/recorded_plan.hpp"
 #include "../op.hpp"
 #include "../policies.hpp"
 #include "../request.hpp"
@@ -138,11 +140,11 @@ template <class Coll, class S, class Check, class Call>
   const auto choice = choose<Coll, S, Check, progress::manual>(c, call);
   const call_info info = info_of<Call>(choice);
   try {
-    execute_mpi(c.native(), tag, choice.plan(call.shape), call.input, call.output, call.op);
+    execute_choice(c.native(), tag, choice, call.shape, call.input, call.output, call.op);
   } catch (const error& e) {
     throw named(e, info.collective, *info.schedule);
   }
-  c.service<schedule_counters>().count(info);
+  count_run<Coll>(c, info);
 }
 
 /// The operation of a nonblocking or persistent call: it owns a copy of the

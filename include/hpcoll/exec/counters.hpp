@@ -43,9 +43,11 @@ public:
   }
 
   /// One more run of info.schedule: no lock (a call of any thread may count).
-  void count(const call_info& info) {
+  void count(const call_info& info) { counter(info).fetch_add(1, std::memory_order_relaxed); }
+  /// The counter of info.schedule, made on first use; it lives as long as the communicator.
+  std::atomic<std::uint64_t>& counter(const call_info& info) {
     const key k{info.collective, info.schedule, info.dispatched};
-    counters_.add(k, hash(k), 0).fetch_add(1, std::memory_order_relaxed);
+    return counters_.add(k, hash(k), 0);
   }
   /// By collective, then schedule.
   std::vector<schedule_count> counts() const {
@@ -83,6 +85,23 @@ private:
   int rank_, size_;
   insert_only_map<key, std::atomic<std::uint64_t>, 128> counters_;
 };
+
+/// Counts a blocking run on c of info's schedule from the call site Site (a
+/// collective of one schedule policy, so info.collective and info.dispatched
+/// are the same on every call): the calling thread keeps the counter it added
+/// to last, so a repeated call adds without looking it up.
+template <class Site>
+void count_run(const communicator& c, const call_info& info) {
+  struct last_counter {
+    std::uint64_t communicator = 0;
+    const std::string* schedule = nullptr;
+    std::atomic<std::uint64_t>* counter = nullptr;
+  };
+  thread_local last_counter last;
+  if (last.communicator != c.serial() || last.schedule != info.schedule) [[unlikely]]
+    last = {c.serial(), info.schedule, &c.service<schedule_counters>().counter(info)};
+  last.counter->fetch_add(1, std::memory_order_relaxed);
+}
 
 }  // namespace detail
 

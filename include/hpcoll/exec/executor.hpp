@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "../datatype.hpp"
@@ -59,18 +60,53 @@ struct buffers {
   }
 };
 
+/// What the blocking executor needs to know of a round's steps, found in one
+/// scan (or once for a recorded plan, exec/recorded_plan.hpp).
+struct round_summary {
+  const step* send = nullptr;  ///< the round's send, when it has one and exchanges
+  const step* recv = nullptr;  ///< the round's receive, when it has one and exchanges
+  bool exchanges = true;       ///< at most one send and one receive
+  bool local = false;          ///< copy or reduce steps
+  bool reduces = false;        ///< recv_reduce steps
+
+  static round_summary of(std::span<const step> steps) {
+    round_summary r;
+    for (const step& s : steps) {
+      switch (s.kind) {
+        case step_kind::send:
+          r.exchanges = r.exchanges && !r.send;
+          r.send = &s;
+          break;
+        case step_kind::recv_reduce:
+          r.reduces = true;
+          [[fallthrough]];
+        case step_kind::recv:
+          r.exchanges = r.exchanges && !r.recv;
+          r.recv = &s;
+          break;
+        case step_kind::copy:
+        case step_kind::reduce:
+          r.local = true;
+          break;
+      }
+    }
+    return r;
+  }
+};
+
 /// Runs a plan's rounds with the round semantics of plan.hpp on one rank's
 /// buffers. The blocking executor and the nonblocking operations
 /// (exec/operation.hpp) share it: they differ only in how they wait for a
 /// round's messages. `steps` and `requests` are the caller's working storage,
-/// kept between begin() and finish() of a round.
+/// kept between begin() and finish() of a round (which a nonblocking
+/// operation may call on two runners made over the same storage).
 template <class T, class Op>
 class round_runner {
 public:
   round_runner(MPI_Comm comm, int tag, const buffers<T>& mem, const Op& op, std::vector<step>& steps,
                std::vector<MPI_Request>& requests)
       : comm_(comm), tag_(tag), type_(datatype_of<T>()), chunk_(max_message_elems<T>()), mem_(mem), op_(op),
-        steps_(steps), requests_(requests) {}
+        steps_(steps), round_(steps), requests_(requests) {}
 
   /// Round r up to its wait: post the receives, run the local steps, post the sends.
   template <class Plan>
@@ -78,12 +114,13 @@ public:
     steps_.clear();
     requests_.clear();
     plan.round(r, step_sink(steps_));
+    round_ = steps_;
     post_round();
   }
 
   /// After the round's messages are done: the reductions of its recv_reduce steps.
   void finish() {
-    for (const step& s : steps_) {
+    for (const step& s : round_) {
       if (s.kind != step_kind::recv_reduce) continue;
       const T* incoming = mem_.at(s.a);
       const T* other = mem_.at(s.b);
@@ -94,23 +131,29 @@ public:
     }
   }
 
-  /// Rounds [first, rounds) to the end, blocking: a round of at most one
-  /// send and one receive of one message each in the blocking calls
-  /// (exchange), any other round posted and finished in MPI_Waitall.
+  /// Rounds [first, rounds) to the end, blocking (see run_round).
   template <class Plan>
   void run(const Plan& plan, int first = 0) {
     const int rounds = plan.rounds();
     for (int r = first; r < rounds; ++r) {
       steps_.clear();
       plan.round(r, step_sink(steps_));
-      if (!exchange()) {
-        requests_.clear();
-        post_round();
-        if (!requests_.empty())
-          HPCOLL_MPI(MPI_Waitall, static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-      }
-      finish();
+      run_round(steps_, round_summary::of(steps_));
     }
+  }
+
+  /// One round, blocking: a round of at most one send and one receive of one
+  /// message each in the blocking calls (exchange), any other round posted
+  /// and finished in MPI_Waitall. `summary` describes `steps`.
+  void run_round(std::span<const step> steps, const round_summary& summary) {
+    round_ = steps;
+    if (!summary.exchanges || !exchange(summary)) {
+      requests_.clear();
+      post_round();
+      if (!requests_.empty())
+        HPCOLL_MPI(MPI_Waitall, static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    }
+    if (summary.reduces) finish();
   }
 
   /// Posts the messages of the first round and returns at once, so the caller
@@ -150,15 +193,15 @@ private:
   static bool receives(const step& s) { return s.kind == step_kind::recv || s.kind == step_kind::recv_reduce; }
 
   void post_round() {
-    for (const step& s : steps_)
+    for (const step& s : round_)
       if (receives(s)) post(s, false);
     run_local_steps();
-    for (const step& s : steps_)
+    for (const step& s : round_)
       if (s.kind == step_kind::send) post(s, true);
   }
 
   void run_local_steps() {
-    for (const step& s : steps_) {
+    for (const step& s : round_) {
       if (s.kind == step_kind::copy) {
         T* to = mem_.at(s.dst);
         const T* from = mem_.at(s.a);
@@ -169,26 +212,21 @@ private:
     }
   }
 
-  /// The current round when it sends and receives at most one message each:
-  /// its local steps, then MPI_Sendrecv, MPI_Send or MPI_Recv. These complete
-  /// exactly as the posted messages and MPI_Waitall would (MPI_Send is
-  /// MPI_Isend + MPI_Wait), so the round semantics hold, for less per-call
-  /// work; the receive is posted after the local steps, which never touch
-  /// what the round receives. False (nothing done) for any other round.
-  bool exchange() {
-    const step* send = nullptr;
-    const step* recv = nullptr;
-    for (const step& s : steps_) {
-      const step** slot = s.kind == step_kind::send ? &send : receives(s) ? &recv : nullptr;
-      if (!slot) continue;
-      if (*slot) return false;
-      *slot = &s;
-    }
+  /// The current round, which sends and receives at most one region each
+  /// (summary.exchanges): its local steps, then MPI_Sendrecv, MPI_Send or
+  /// MPI_Recv. These complete exactly as the posted messages and MPI_Waitall
+  /// would (MPI_Send is MPI_Isend + MPI_Wait), so the round semantics hold,
+  /// for less per-call work; the receive is posted after the local steps,
+  /// which never touch what the round receives. False (nothing done) when a
+  /// region must travel as several messages.
+  bool exchange(const round_summary& summary) {
+    const step* send = summary.send;
+    const step* recv = summary.recv;
     // A region of no elements is no message (as in post); one beyond the chunk is several.
     const std::size_t out = send ? send->a.count : 0;
     const std::size_t in = recv ? recv->landing().count : 0;
     if (out > chunk_ || in > chunk_) return false;
-    run_local_steps();
+    if (summary.local) run_local_steps();
     if (out && in)
       HPCOLL_MPI(MPI_Sendrecv, mem_.at(send->a), static_cast<int>(out), type_, send->peer, tag_,
                  mem_.at(recv->landing()), static_cast<int>(in), type_, recv->peer, tag_, comm_, MPI_STATUS_IGNORE);
@@ -219,7 +257,8 @@ private:
   std::size_t chunk_;
   const buffers<T>& mem_;
   const Op& op_;
-  std::vector<step>& steps_;
+  std::vector<step>& steps_;           ///< where a plan's round is emitted
+  std::span<const step> round_;        ///< the steps of the current round
   std::vector<MPI_Request>& requests_;
 };
 

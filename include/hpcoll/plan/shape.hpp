@@ -45,6 +45,8 @@ struct bcast_shape {
   int rank, size, root;
   std::size_t count;  ///< elements of the buffer (`output` on every rank)
   std::size_t elem_size = 1;  ///< bytes per element
+
+  friend constexpr bool operator==(const bcast_shape&, const bcast_shape&) = default;
 };
 /// input: count; output: count at the root (empty elsewhere).
 struct reduce_shape {
@@ -54,6 +56,8 @@ struct reduce_shape {
   bool commutative = true;
   bool in_place = false;  ///< root only: input aliases output
   std::size_t elem_size = 1;  ///< bytes per element
+
+  friend constexpr bool operator==(const reduce_shape&, const reduce_shape&) = default;
 };
 /// input, output: count.
 struct allreduce_shape {
@@ -63,6 +67,8 @@ struct allreduce_shape {
   bool commutative = true;
   bool in_place = false;      ///< input aliases output
   std::size_t elem_size = 1;  ///< bytes per element
+
+  friend constexpr bool operator==(const allreduce_shape&, const allreduce_shape&) = default;
 };
 /// input: count; output: size*count at the root.
 struct gather_shape {
@@ -71,6 +77,8 @@ struct gather_shape {
   std::size_t count;
   bool in_place = false;  ///< root only: input aliases output block `root`
   std::size_t elem_size = 1;  ///< bytes per element
+
+  friend constexpr bool operator==(const gather_shape&, const gather_shape&) = default;
 };
 /// input: send_count; output at the root: counts[i] elements at displs[i].
 struct gatherv_shape {
@@ -89,6 +97,8 @@ struct scatter_shape {
   std::size_t count;
   bool in_place = false;  ///< root only: output aliases input block `root`
   std::size_t elem_size = 1;  ///< bytes per element
+
+  friend constexpr bool operator==(const scatter_shape&, const scatter_shape&) = default;
 };
 /// input: count; output: size*count.
 struct allgather_shape {
@@ -97,6 +107,8 @@ struct allgather_shape {
   std::size_t count;
   bool in_place = false;  ///< input aliases output block `rank`
   std::size_t elem_size = 1;  ///< bytes per element
+
+  friend constexpr bool operator==(const allgather_shape&, const allgather_shape&) = default;
 };
 /// input: size*count; output: count (block `rank` of the reduction).
 struct reduce_scatter_block_shape {
@@ -106,6 +118,8 @@ struct reduce_scatter_block_shape {
   bool commutative = true;
   bool in_place = false;      ///< input aliases output, which then holds size*count
   std::size_t elem_size = 1;  ///< bytes per element
+
+  friend constexpr bool operator==(const reduce_scatter_block_shape&, const reduce_scatter_block_shape&) = default;
 };
 /// input, output: size*count; block j of input goes to rank j.
 struct alltoall_shape {
@@ -114,6 +128,8 @@ struct alltoall_shape {
   std::size_t count;
   bool in_place = false;  ///< input aliases output
   std::size_t elem_size = 1;  ///< bytes per element
+
+  friend constexpr bool operator==(const alltoall_shape&, const alltoall_shape&) = default;
 };
 /// Block j of input (send_counts[j] at send_displs[j]) goes to rank j; block i
 /// of output (recv_counts[i] at recv_displs[i]) comes from rank i.

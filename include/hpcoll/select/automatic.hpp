@@ -71,6 +71,7 @@ struct schedule_policy<schedule::automatic> {
     const std::string* name = nullptr;
     static constexpr bool dispatched = true;
     const std::string& schedule() const { return *name; }
+    std::size_t alternative() const { return index; }
     auto plan(const Shape& s) const { return schedule::automatic::pick(s, index); }
   };
 

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <bit>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -181,7 +182,7 @@ decision decide_now(const Shape& call) {
 /// The candidate index for a call on communicator c: remembered per call
 /// class, decided (and with HPCOLL_VERBOSE explained by rank 0) on first use.
 template <dispatchable Shape, class Op, class T>
-std::size_t dispatch(const communicator& c, const Shape& call) {
+std::size_t remembered_choice(const communicator& c, const Shape& call) {
   // message_bytes is the same on every rank (gatherv and alltoallv: nominal).
   const dispatch_key key{&Shape::name, size_class(message_bytes(call)), group_size(call),
                          commutative_call(call), common_in_place(call), call.elem_size, &reduction_tag<Op, T>};
@@ -191,6 +192,28 @@ std::size_t dispatch(const communicator& c, const Shape& call) {
   if (verbose() && c.rank() == 0) std::fputs(d.to_string().c_str(), stderr);
   cache.remember(key, d.choice);
   return d.choice;
+}
+
+/// remembered_choice(), for a call of the same shape as the thread's last on
+/// the same communicator without a lookup: the call class is a function of the
+/// shape (for one Op and T), and a remembered choice never changes.
+template <dispatchable Shape, class Op, class T>
+std::size_t dispatch(const communicator& c, const Shape& call) {
+  if constexpr (std::equality_comparable<Shape>) {
+    struct last_call {
+      std::uint64_t communicator = 0;
+      Shape shape{};
+      std::size_t choice = 0;
+    };
+    thread_local last_call last;
+    if (last.communicator == c.serial() && last.shape == call) [[likely]]
+      return last.choice;
+    const std::size_t choice = remembered_choice<Shape, Op, T>(c, call);
+    last = {c.serial(), call, choice};
+    return choice;
+  } else {
+    return remembered_choice<Shape, Op, T>(c, call);
+  }
 }
 
 }  // namespace detail

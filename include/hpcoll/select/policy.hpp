@@ -6,6 +6,8 @@
 //   auto choice = schedule_policy<S>::choose<Op, T>(c, shape);     which schedule runs (may throw)
 //   choice.schedule(), choice.dispatched                           its name, how it was chosen
 //   choice.plan(shape)                                             the plan of this rank
+//   choice.alternative()                                           which of the policy's plans that is
+//                                                                  (a key of recorded plans, exec/recorded_plan.hpp)
 //
 // A schedule named at compile time chooses itself (the primary template,
 // here: nothing of the dispatcher is compiled). schedule::automatic chooses
@@ -13,6 +15,7 @@
 // which the free functions' headers include.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "../communicator.hpp"
@@ -44,6 +47,7 @@ struct schedule_policy {
   struct choice {
     static constexpr bool dispatched = false;
     static const std::string& schedule() { return detail::schedule_name_of<S>(); }
+    static constexpr std::size_t alternative() { return 0; }
     template <class Shape>
     static constexpr auto plan(const Shape& s) {
       return plan_for<S>(s);

@@ -1,0 +1,165 @@
+// Blocking calls that repeat: the plan of a call is recorded once (every
+// round's steps in one list) and replayed by later calls of the same shape,
+// which then build no plan and emit no step. Small plans only: above a few
+// dozen steps, building the plan costs little next to its messages.
+#pragma once
+
+#include <mpi.h>
+
+#include <concepts>
+#include <optional>
+#include <cstddef>
+#include <span>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "../plan/plan.hpp"
+#include "../plan/shape.hpp"
+#include "arena.hpp"
+#include "executor.hpp"
+
+namespace hpcoll::detail {
+
+/// Shapes a recorded plan can be found by: compared by value, and holding no
+/// pointer into the caller's memory (the v-collectives' counts may change
+/// between calls at the same address).
+template <class Shape>
+concept recordable_shape =
+    std::equality_comparable<Shape> && std::tuple_size_v<decltype(caller_spans(std::declval<Shape&>()))> == 0;
+
+/// A plan's rounds, recorded: every step in one list, and each round's
+/// steps with their summary.
+class recorded_plan {
+public:
+  struct round {
+    std::size_t first, count;  ///< its steps in the list
+    round_summary summary;
+  };
+
+  /// Records `plan`; false when it has more than max_steps steps (what was
+  /// recorded is then incomplete and must not be replayed).
+  template <class Plan>
+  bool record(const Plan& plan, std::size_t max_steps) {
+    steps_.clear();
+    rounds_.clear();
+    const int rounds = plan.rounds();
+    for (int r = 0; r < rounds; ++r) {
+      const std::size_t first = steps_.size();
+      plan.round(r, step_sink(steps_));
+      if (steps_.size() > max_steps) return false;
+      rounds_.push_back({first, steps_.size() - first, {}});
+    }
+    // The summaries point at steps, which are all in place only now.
+    for (round& r : rounds_) r.summary = round_summary::of(steps(r));
+    scratch_elems_ = plan.scratch_elems();
+    return true;
+  }
+
+  std::span<const round> rounds() const noexcept { return rounds_; }
+  std::span<const step> steps(const round& r) const noexcept { return {steps_.data() + r.first, r.count}; }
+  std::size_t scratch_elems() const noexcept { return scratch_elems_; }
+
+private:
+  std::vector<step> steps_;
+  std::vector<round> rounds_;
+  std::size_t scratch_elems_ = 0;
+};
+
+/// The calling thread's recorded plans of one Choice (a named schedule, or
+/// the dispatcher's choices for one collective) for one Shape: the last few
+/// (alternative, shape) pairs, replaced round robin; plus the working storage
+/// their replay uses. A plan depends on the shape alone, so one recording
+/// serves every communicator.
+template <class Choice, class Shape>
+class recorded_plans {
+public:
+  static constexpr std::size_t max_steps = 64;
+
+  static recorded_plans& of_thread() {
+    thread_local recorded_plans plans;
+    return plans;
+  }
+
+  /// The plan of the given alternative and shape, recorded with build() the
+  /// first time; null when it is too large to record.
+  template <class Build>
+  const recorded_plan* find(std::size_t alternative, const Shape& shape, Build&& build) {
+    if (const entry& e = entries_[last_]; e.holds(alternative, shape)) [[likely]]
+      return e.fits ? &e.plan : nullptr;
+    return find_or_record(alternative, shape, build);
+  }
+
+  /// Held while a replay runs: a call made inside it on the same thread (by a
+  /// user op) must not replace the plan being replayed, and records nothing.
+  bool busy = false;
+  std::vector<step> steps;
+  std::vector<MPI_Request> requests;
+
+private:
+  static constexpr std::size_t ways = 4;
+  struct entry {
+    bool used = false;
+    bool fits = false;
+    std::size_t alternative = 0;
+    Shape shape{};
+    recorded_plan plan;
+
+    bool holds(std::size_t a, const Shape& s) const { return used && alternative == a && shape == s; }
+  };
+
+  /// find() when the last plan found is not the one: the others, else a new recording.
+  template <class Build>
+  [[gnu::noinline]] const recorded_plan* find_or_record(std::size_t alternative, const Shape& shape, Build& build) {
+    for (std::size_t i = 0; i < ways; ++i) {
+      if (entries_[i].holds(alternative, shape)) {
+        last_ = i;
+        return entries_[i].fits ? &entries_[i].plan : nullptr;
+      }
+    }
+    last_ = next_victim_;
+    next_victim_ = (next_victim_ + 1) % ways;
+    entry& e = entries_[last_];
+    e.used = false;  // until recorded: build() may throw
+    e.fits = e.plan.record(build(), max_steps);
+    e.alternative = alternative;
+    e.shape = shape;
+    e.used = true;
+    return e.fits ? &e.plan : nullptr;
+  }
+
+  entry entries_[ways];
+  std::size_t last_ = 0;
+  std::size_t next_victim_ = 0;
+};
+
+/// Runs the plan `choice` builds for `shape` on this rank, blocking, as
+/// execute_mpi does; a repeated call replays the plan recorded by the first.
+/// `choice` provides plan(shape) and alternative(), which of its plans it
+/// builds (see select/policy.hpp).
+template <class Choice, class Shape, class T, class Op>
+void execute_choice(MPI_Comm comm, int tag, const Choice& choice, const Shape& shape, const T* input, T* output,
+                    const Op& op) {
+  if constexpr (recordable_shape<Shape>) {
+    auto& plans = recorded_plans<Choice, Shape>::of_thread();
+    if (!plans.busy) {
+      if (const recorded_plan* plan = plans.find(choice.alternative(), shape, [&] { return choice.plan(shape); })) {
+        struct hold {
+          bool& busy;
+          explicit hold(bool& b) : busy(b) { busy = true; }
+          ~hold() { busy = false; }
+        } held(plans.busy);
+        // Most small plans need no scratch: no lease then.
+        std::optional<thread_lease<scratch_block>> scratch;
+        if (plan->scratch_elems() != 0) scratch.emplace();
+        const buffers<T> mem{input, output, scratch ? (*scratch)->template reserve<T>(plan->scratch_elems()) : nullptr};
+        round_runner<T, Op> runner(comm, tag, mem, op, plans.steps, plans.requests);
+        for (const recorded_plan::round& r : plan->rounds()) runner.run_round(plan->steps(r), r.summary);
+        return;
+      }
+    }
+  }
+  execute_mpi(comm, tag, choice.plan(shape), input, output, op);
+}
+
+}  // namespace hpcoll::detail
