@@ -313,6 +313,24 @@ def is_open_mpi():
     return bool(re.search(r"Open MPI|OpenRTE", out))
 
 
+# mpiexec flags for timings: ranks pinned while they fit the cores; more ranks than cores
+# oversubscribed, yielding when idle (Open MPI's flags; another MPI gets none).
+PINNED = "--bind-to core"
+OVERSUBSCRIBED = "--oversubscribe --bind-to none --mca mpi_yield_when_idle 1"
+
+
+def timing_flags(np_, open_mpi):
+    """The mpiexec flags for timings at np_ ranks on this machine."""
+    if np_ <= cores():
+        return PINNED
+    return OVERSUBSCRIBED if open_mpi else ""
+
+
+def placement(np_, ncores):
+    """"4 ranks on 2 cores, oversubscribed"."""
+    return f"{np_} ranks on {ncores} cores" + (", oversubscribed" if np_ > ncores else "")
+
+
 def run_logged(cmd, out_log, commands, name, env_text="", timeout=None, echo=False):
     """Runs cmd (environment: this process's and MPI_ENV) with its console output in out_log
     (after a "$ command" line) and, with echo, on stdout (as it comes; with a timeout, once it
