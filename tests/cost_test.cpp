@@ -8,9 +8,11 @@
 #include <hpcoll/select/dispatch.hpp>
 
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace S = hpcoll::schedule;
 using hpcoll::machine;
@@ -114,6 +116,10 @@ TEST_CASE("cost.compile_time") {
   static_assert(predict<S::recursive_doubling>(small, machine{}).seconds < predict<S::ring>(small, machine{}).seconds);
   static_assert(predict<S::rabenseifner>(large, machine{}).seconds <
                 predict<S::recursive_doubling>(large, machine{}).seconds);
+  // The dispatcher's walk, shortcuts and all, runs at compile time too.
+  constexpr hpcoll::allreduce_shape wide{0, 4096, std::size_t{1} << 22, true, false, 8};
+  static_assert(predict_sampled<S::ring>(wide, machine{}).rounds == 2 * 4095);
+  static_assert(predict_sampled<S::rabenseifner>(wide, machine{}).seconds < predict_sampled<S::ring>(wide, machine{}).seconds);
   // ... and a collective object can be instantiated with the cheapest.
   using short_bcast = hpcoll::cheapest<hpcoll::bcast_shape{0, 64, 0, 64, 1}, machine{}, S::linear, S::binomial,
                                        S::scatter_ring_allgather>;
@@ -124,35 +130,154 @@ TEST_CASE("cost.compile_time") {
   CHECK(hpcoll::schedule_name<long_bcast>() == "scatter_allgather<binomial, ring>");
 }
 
-TEST_CASE("cost.sampled_ranks") {
-  // Above 256 ranks the dispatcher walks a sample of ranks for the schedules
-  // that declare sampled_cost; for every candidate of every collective it
-  // must find the cost of the full walk.
-  const machine m{};
+namespace {
+
+/// The tolerance of the dispatcher's walk against the full walk. A sampled
+/// walk may miss, in a round, the rank whose block is one element larger than
+/// the sample's largest (blocks of an uneven layout differ by one element), so
+/// in each round each term of the critical path may differ by one element's
+/// bytes — and where blocks of one and no element meet (counts below p), by one
+/// message. Checked: |Δseconds| ≤ rounds · (α + elem_size · (β + γ + copy)),
+/// and the same bound per term; where every block has the same count, relative
+/// 1e-12.
+struct shortcut_check {
+  const machine& m;
   int compared = 0;
-  const auto same = [&](const auto& shape, auto type) {
-    using Sch = typename decltype(type)::type;
-    const double full = predict<Sch>(shape, m).seconds, sampled = predict_sampled<Sch>(shape, m).seconds;
-    INFO(std::remove_cvref_t<decltype(shape)>::name, " ", hpcoll::schedule_name<Sch>(), " p = ", shape.size, " bytes ", hpcoll::message_bytes(shape));
-    // Blocks of uneven layouts differ by one element: which rank holds the
-    // larger one in a round can escape the sample.
-    CHECK(sampled == doctest::Approx(full).epsilon(1e-3));
+
+  template <class Sch, class Shape>
+  void check(const Shape& shape, bool blocks_alike) {
+    const hpcoll::prediction full = predict<Sch>(shape, m), fast = predict_sampled<Sch>(shape, m);
+    INFO(Shape::name, " ", hpcoll::schedule_name<Sch>(), " p = ", shape.size, ", bytes ", hpcoll::message_bytes(shape),
+         ", elem ", shape.elem_size);
+    CHECK(fast.rounds == full.rounds);
+    const double es = static_cast<double>(shape.elem_size), rounds = full.rounds;
+    const auto near = [&](double x, double y, double per_round) {
+      if (blocks_alike) return x == doctest::Approx(y).epsilon(1e-12).scale(1e-300);
+      return std::abs(x - y) <= rounds * per_round * (1 + 1e-12) + 1e-15;
+    };
+    CHECK(near(fast.seconds, full.seconds, m.alpha + es * (m.beta + m.gamma + m.copy)));
+    CHECK(near(fast.critical.messages, full.critical.messages, 1));
+    CHECK(near(fast.critical.bytes, full.critical.bytes, es));
+    CHECK(near(fast.critical.reduced, full.critical.reduced, es));
+    CHECK(near(fast.critical.copied, full.critical.copied, es));
     ++compared;
-  };
-  for (const int p : {257, 384, 513, 1000}) {
-    for (const std::size_t n : {static_cast<std::size_t>(3 * p + 1), std::size_t{1} << 16}) {
-      const auto each = [&]<class Shape>(const Shape& shape) {
-        S::for_each_candidate<Shape>([&](auto type, std::size_t) { same(shape, type); });
-      };
-      each(hpcoll::bcast_shape{0, p, p / 3, n, 4});
-      each(hpcoll::reduce_shape{0, p, p - 1, n, true, false, 4});
-      each(hpcoll::allreduce_shape{0, p, n, true, false, 4});
-      each(hpcoll::gather_shape{0, p, 5, n / 64 + 1, false, 4});
-      each(hpcoll::scatter_shape{0, p, 0, n / 64 + 1, false, 4});
-      each(hpcoll::allgather_shape{0, p, n / 64 + 1, false, 4});
-      each(hpcoll::reduce_scatter_block_shape{0, p, n / 64 + 1, true, false, 4});
-      each(hpcoll::alltoall_shape{0, p, n / 256 + 1, false, 4});
+  }
+  template <class Shape>
+  void each_candidate(const Shape& shape, bool blocks_alike) {
+    S::for_each_candidate<Shape>([&](auto type, std::size_t) { check<typename decltype(type)::type>(shape, blocks_alike); });
+  }
+};
+
+}  // namespace
+
+TEST_CASE("cost.shortcuts") {
+  // Above 64 ranks the dispatcher takes the shortcuts schedules declare
+  // (sampled ranks, cost hints); for every candidate of every collective it
+  // must find the full walk's cost, rounds and critical terms.
+  const machine m{.alpha = 3e-6, .beta = 7e-10, .gamma = 1.3e-9, .gap = 1e-6, .overhead = 0, .copy = 2e-10};
+  shortcut_check c{m};
+  for (const int p : {65, 100, 128, 200, 257, 300, 384, 513, 1000, 2048}) {
+    const auto P = static_cast<std::size_t>(p);
+    // Elements of a vector collective's vector: none, one, fewer than p, uneven, a multiple of p, large.
+    std::vector<std::size_t> vectors{0, 1, P / 3, 3 * P + 1, 4 * P, std::size_t{1} << 18};
+    // Elements of a block collective's block: none, one, a few.
+    std::vector<std::size_t> blocks{0, 1, 5};
+    std::vector<int> roots{0, 1, p / 3, p - 1};
+    if (p == 2048) vectors = {1, 3 * P + 1}, blocks = {3}, roots = {p / 3};  // the full walk is slow
+    for (const std::size_t elem : {std::size_t{1}, std::size_t{8}}) {
+      for (const std::size_t n : vectors) {
+        const bool alike = n % P == 0;
+        for (const int root : roots) {
+          c.each_candidate(hpcoll::bcast_shape{0, p, root, n, elem}, alike);
+          c.each_candidate(hpcoll::reduce_shape{0, p, root, n, true, false, elem}, true);
+          c.each_candidate(hpcoll::reduce_shape{0, p, root, n, false, root == 1, elem}, true);
+        }
+        for (const bool in_place : {false, true}) c.each_candidate(hpcoll::allreduce_shape{0, p, n, true, in_place, elem}, alike);
+      }
+      for (const std::size_t n : blocks) {
+        for (const int root : roots) {
+          for (const bool in_place : {false, true}) {
+            c.each_candidate(hpcoll::gather_shape{0, p, root, n, in_place, elem}, true);
+            c.each_candidate(hpcoll::scatter_shape{0, p, root, n, in_place, elem}, true);
+          }
+          const std::vector<std::size_t> counts(P, n), displs = [&] {
+            std::vector<std::size_t> d(P);
+            for (std::size_t i = 0; i < P; ++i) d[i] = i * n;
+            return d;
+          }();
+          c.each_candidate(hpcoll::gatherv_shape{0, p, root, n, counts, displs, false, elem}, true);
+          if (root == 0) c.each_candidate(hpcoll::alltoallv_shape{0, p, counts, displs, counts, displs, false, elem}, true);
+        }
+        for (const bool in_place : {false, true}) {
+          c.each_candidate(hpcoll::allgather_shape{0, p, n, in_place, elem}, true);
+          c.each_candidate(hpcoll::reduce_scatter_block_shape{0, p, n, true, in_place, elem}, true);
+          c.each_candidate(hpcoll::alltoall_shape{0, p, n, in_place, elem}, true);
+        }
+      }
     }
   }
-  CHECK(compared > 200);
+  CHECK(c.compared > 5000);
+}
+
+TEST_CASE("cost.busiest_run_sum") {
+  // A run whose maxima switch (receives, then sends; bytes in, then out) and
+  // whose first rounds send nothing is summed piecewise: as round by round.
+  hpcoll::detail::stated_hints h;
+  h.first = {.sends = 0, .recvs = 0, .out = 0, .in = 40, .reduced = 3, .copied = 0};
+  h.growth = {.sends = 1, .recvs = 0, .out = 7, .in = 0, .reduced = 1, .copied = 2};
+  const machine m{.alpha = 3e-6, .beta = 7e-10, .gamma = 1.3e-9, .gap = 1e-6, .overhead = 0, .copy = 2e-10};
+  for (const int rounds : {1, 2, 9, 100, 1001}) {
+    for (const int recvs : {0, 4}) {
+      h.first.recvs = recvs;
+      const hpcoll::detail::rounds_cost sum = hpcoll::detail::busiest_run_cost(h, 0, rounds - 1, m, 8);
+      hpcoll::detail::rounds_cost each;
+      for (int j = 0; j < rounds; ++j) {
+        hpcoll::detail::slowest_rank one{m, 8};
+        one.show(hpcoll::detail::grown(h.first, h.growth, j));
+        each.add(one.cost());
+      }
+      INFO("rounds ", rounds, ", receives ", recvs);
+      CHECK(sum.seconds == doctest::Approx(each.seconds).epsilon(1e-12));
+      CHECK(sum.critical.messages == doctest::Approx(each.critical.messages).epsilon(1e-12));
+      CHECK(sum.critical.bytes == doctest::Approx(each.critical.bytes).epsilon(1e-12));
+      CHECK(sum.critical.reduced == doctest::Approx(each.critical.reduced).epsilon(1e-12));
+      CHECK(sum.critical.copied == doctest::Approx(each.critical.copied).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("cost.shortcuts_need_blocks_alike") {
+  // A gatherv whose counts differ is priced by the full walk: hints may take blocks alike.
+  const int p = 300;
+  std::vector<std::size_t> counts(p), displs(p);
+  for (int i = 0; i < p; ++i) counts[i] = static_cast<std::size_t>(i % 7 == 0 ? 1000 : 10), displs[i] = 1000 * i;
+  const hpcoll::gatherv_shape skewed{0, p, 0, counts[0], counts, displs, false, 4};
+  const machine m{};
+  CHECK(predict_sampled<S::linear_sync<8>>(skewed, m).seconds == predict<S::linear_sync<8>>(skewed, m).seconds);
+  CHECK(predict_sampled<S::linear>(skewed, m).seconds == predict<S::linear>(skewed, m).seconds);
+}
+
+TEST_CASE("cost.decisions_at_65536_ranks") {
+  // Every collective decides at p = 65536 (probe_dispatch_decision_time measures
+  // how long it takes); the full walk would take minutes.
+  const int p = 65536;
+  const machine m{};
+  const std::vector<std::size_t> nominal(p);
+  const auto decides = [&](const auto& shape) {
+    const hpcoll::decision d = hpcoll::decide(shape, m, nullptr, nullptr);
+    INFO(d.to_string());
+    CHECK(d.candidates.size() == S::candidate_count<std::remove_cvref_t<decltype(shape)>>);
+    for (const auto& e : d.candidates) CHECK((!e.valid || e.predicted_seconds > 0));
+  };
+  decides(hpcoll::bcast_shape{0, p, 7, 1 << 20, 4});
+  decides(hpcoll::reduce_shape{0, p, p - 1, 1 << 20, true, false, 4});
+  decides(hpcoll::allreduce_shape{0, p, 1 << 20, true, false, 4});
+  decides(hpcoll::allreduce_shape{0, p, 1 << 20, false, false, 4});
+  decides(hpcoll::gather_shape{0, p, 0, 256, false, 4});
+  decides(hpcoll::gatherv_shape{0, p, 0, 256, nominal, nominal, false, 4});
+  decides(hpcoll::scatter_shape{0, p, 3, 256, false, 4});
+  decides(hpcoll::allgather_shape{0, p, 256, false, 4});
+  decides(hpcoll::reduce_scatter_block_shape{0, p, 256, true, false, 4});
+  decides(hpcoll::alltoall_shape{0, p, 256, false, 4});
+  decides(hpcoll::alltoallv_shape{0, p, nominal, nominal, nominal, nominal, false, 4});
 }

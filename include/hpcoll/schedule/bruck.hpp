@@ -8,6 +8,7 @@
 #include "../plan/ranks.hpp"
 #include "../plan/plan.hpp"
 #include "../plan/shape.hpp"
+#include "properties.hpp"
 
 namespace hpcoll::schedule {
 
@@ -15,6 +16,8 @@ struct bruck {
   static constexpr const char* name = "bruck";
   /// The cost model may walk a sample of ranks (select/cost.hpp): each round's busiest rank is among them.
   static constexpr bool sampled_cost = true;
+  /// Its all-to-all plan gives the cost walk hints: its O(p) local copies a round, priced as one load.
+  static constexpr bool cost_hints = true;
 
   /// Allgather phase. Scratch slot j holds block v + j; in round k a rank sends
   /// its first min(2^k, p − 2^k) slots to v − 2^k and receives as many after its
@@ -82,6 +85,10 @@ struct bruck {
     /// packed buffer `pack`.
     template <class Emit>
     constexpr void shuffle(int d, region pack, bool to_packed, Emit& emit) const {
+      if constexpr (cost_hint_sink<Emit>) {
+        emit.load(round_load::copying(slots_with(d) * s.count));
+        return;
+      }
       std::size_t at = 0;
       for (int first = d; first < s.size; first += 2 * d) {
         const int run = std::min(d, s.size - first);
@@ -107,6 +114,10 @@ struct bruck {
         shuffle(1 << (k - 1), arrived(k - 1), false, emit);
       }
       if (k == levels) {  // output block r − j = slot j
+        if constexpr (cost_hint_sink<Emit>) {
+          emit.load(round_load::copying(all()));
+          return;
+        }
         for (int j = 0; j < p; ++j)
           emit(step::copy(slot(j), out(static_cast<std::size_t>((r - j + p) % p) * n, n)));
         return;

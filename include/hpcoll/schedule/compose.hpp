@@ -20,6 +20,7 @@ template <class ReduceScatter, class Allgather>
 struct reduce_scatter_allgather {
   static std::string name() { return composite_name<ReduceScatter, Allgather>("reduce_scatter_allgather"); }
   static constexpr bool sampled_cost = samples_ranks<ReduceScatter> && samples_ranks<Allgather>;
+  static constexpr bool cost_hints = gives_cost_hints<ReduceScatter> || gives_cost_hints<Allgather>;
   static constexpr auto plan(const allreduce_shape& s) {
     const block_layout layout{s.count, s.size};
     const reduce_scatter_phase rs{.rank = s.rank,
@@ -47,6 +48,7 @@ template <class Scatter, class Allgather>
 struct scatter_allgather {
   static std::string name() { return composite_name<Scatter, Allgather>("scatter_allgather"); }
   static constexpr bool sampled_cost = samples_ranks<Scatter> && samples_ranks<Allgather>;
+  static constexpr bool cost_hints = gives_cost_hints<Scatter> || gives_cost_hints<Allgather>;
   static constexpr auto plan(const bcast_shape& s) {
     const block_layout layout{s.count, s.size};
     const scatter_phase sc{.rank = s.rank, .size = s.size, .root = s.root, .layout = layout,
@@ -64,6 +66,7 @@ template <class Reduce, class Bcast>
 struct reduce_bcast {
   static std::string name() { return composite_name<Reduce, Bcast>("reduce_bcast"); }
   static constexpr bool sampled_cost = samples_ranks<Reduce> && samples_ranks<Bcast>;
+  static constexpr bool cost_hints = gives_cost_hints<Reduce> || gives_cost_hints<Bcast>;
   static constexpr auto plan(const allreduce_shape& s) {
     const reduce_shape r{s.rank, s.size, 0, s.count, s.commutative, s.in_place && s.rank == 0, s.elem_size};
     const bcast_shape b{s.rank, s.size, 0, s.count, s.elem_size};

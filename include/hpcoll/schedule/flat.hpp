@@ -11,6 +11,7 @@
 
 #include "../plan/plan.hpp"
 #include "../plan/shape.hpp"
+#include "properties.hpp"
 
 namespace hpcoll::schedule::flat {
 
@@ -18,12 +19,22 @@ namespace hpcoll::schedule::flat {
 /// round, so a lone rank still makes its local copy).
 constexpr int windows(int peers, int window) { return peers <= 0 ? 1 : (peers + window - 1) / window; }
 
+/// For the cost walk (cost_hint_sink): the rounds from window round r on that
+/// cost what r does — those after the first (which also places the own block)
+/// up to the last full window — or 0 outside them.
+constexpr int alike_windows_from(int r, int peers, int window) {
+  const int last_full = peers / window - 1;
+  return r >= 1 && r <= last_full ? last_full - r + 1 : 0;
+}
+
 /// Many-to-one and one-to-many around a root: non-root q is the root's
 /// ((q - root - 1) mod size)-th peer and is served in round index / window.
 struct rooted_rounds {
   int rank, size, root, window;
   constexpr int rounds() const { return windows(size - 1, window); }
   constexpr bool my_round(int r) const { return ((rank - root - 1 + size) % size) / window == r; }
+  /// Peers served in round r.
+  constexpr int peer_count(int r) const { return std::min(size - 1, (r + 1) * window) - r * window; }
   template <class F>
   constexpr void peers(int r, F&& f) const {
     const int last = std::min(size - 1, (r + 1) * window);
@@ -50,12 +61,18 @@ struct gather_plan {
   constexpr std::size_t scratch_elems() const { return 0; }
   template <class Emit>
   constexpr void round(int r, Emit&& emit) const {
+    // The root is the busiest rank: its full windows cost alike.
+    if constexpr (cost_hint_sink<Emit>) emit.repeat(1, alike_windows_from(r, s.size - 1, g.window));
     const region mine = in(0, own_count(s));
     if (s.rank != s.root) {
       if (g.my_round(r)) emit(step::send(s.root, mine));
       return;
     }
     if (r == 0 && !s.in_place) emit(step::copy(mine, root_block(s, s.root)));
+    if constexpr (cost_hint_sink<Emit>) {
+      emit.load(round_load::receiving(g.peer_count(r), own_count(s)));  // the blocks are alike
+      return;
+    }
     g.peers(r, [&](int q) { emit(step::recv(q, root_block(s, q))); });
   }
 };
@@ -70,11 +87,16 @@ struct scatter_plan {
   constexpr void round(int r, Emit&& emit) const {
     const std::size_t n = s.count;
     const auto block = [&](int q) { return in(static_cast<std::size_t>(q) * n, n); };
+    if constexpr (cost_hint_sink<Emit>) emit.repeat(1, alike_windows_from(r, s.size - 1, g.window));  // as in gather
     if (s.rank != s.root) {
       if (g.my_round(r)) emit(step::recv(s.root, out(0, n)));
       return;
     }
     if (r == 0 && !s.in_place) emit(step::copy(block(s.root), out(0, n)));
+    if constexpr (cost_hint_sink<Emit>) {
+      emit.load(round_load::sending(g.peer_count(r), n));
+      return;
+    }
     g.peers(r, [&](int q) { emit(step::send(q, block(q))); });
   }
 };
@@ -153,6 +175,14 @@ struct exchange_plan {
     r -= prep_rounds();
     if (r == 0) emit(step::copy(source(s.rank), target(s.rank)));
     const int last = std::min(s.size - 1, (r + 1) * window);
+    if constexpr (cost_hint_sink<Emit>) {
+      // Every rank does alike, and so does every full window after the first.
+      emit.repeat(1, alike_windows_from(r, s.size - 1, window));
+      const int peers = last - r * window;
+      emit.load(round_load::receiving(peers, target(s.rank).count));  // the blocks are alike
+      emit.load(round_load::sending(peers, source(s.rank).count));
+      return;
+    }
     for (int d = r * window + 1; d <= last; ++d) {
       const int from = pairs == pairing::exclusive_or ? s.rank ^ d : (s.rank - d + s.size) % s.size;
       const int to = pairs == pairing::exclusive_or ? s.rank ^ d : (s.rank + d) % s.size;

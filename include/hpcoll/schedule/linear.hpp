@@ -10,6 +10,7 @@
 #include "../plan/plan.hpp"
 #include "../plan/shape.hpp"
 #include "compose.hpp"
+#include "properties.hpp"
 
 namespace hpcoll::schedule {
 
@@ -17,6 +18,12 @@ namespace hpcoll::schedule {
 struct linear {
   static constexpr const char* name = "linear";
   static constexpr int all(int size) { return size > 1 ? size - 1 : 1; }
+  /// The cost model may walk a sample of ranks (select/cost.hpp): a root, or the first and
+  /// last ranks of an allgather, are the busiest of each round; the reduce-scatter states
+  /// its busiest rank (for blocks alike, the only ones a candidate uses it with).
+  static constexpr bool sampled_cost = true;
+  /// Its plans give the cost walk hints: one load for O(p) messages, rounds that cost alike.
+  static constexpr bool cost_hints = true;
 
   /// The root sends the whole buffer to every other rank in one round.
   struct bcast_plan {
@@ -26,6 +33,10 @@ struct linear {
     template <class Emit>
     constexpr void round(int, Emit&& emit) const {
       if (s.rank == s.root) {
+        if constexpr (cost_hint_sink<Emit>) {
+          emit.load(round_load::sending(s.size - 1, s.count));
+          return;
+        }
         for (int q = 0; q < s.size; ++q)
           if (q != s.root) emit(step::send(q, out(0, s.count)));
       } else {
@@ -45,6 +56,9 @@ struct linear {
     constexpr int sender(int t) const { return t < s.size - 1 - s.root ? s.root + 1 + t : s.size - 2 - t; }
     template <class Emit>
     constexpr void round(int t, Emit&& emit) const {
+      // The root, the busiest rank, receives alike in every round after the first.
+      if constexpr (cost_hint_sink<Emit>)
+        if (t >= 1) emit.repeat(1, rounds() - t);
       const region acc = out(0, s.count);
       if (s.rank == s.root) {
         if (t == 0 && !s.in_place) emit(step::copy(in(0, s.count), acc));
@@ -65,6 +79,14 @@ struct linear {
     template <class Emit>
     constexpr void round(int, Emit&& emit) const {
       const int v = virtual_rank(s.rank, s.root, s.size);
+      if constexpr (cost_hint_sink<Emit>) {
+        emit.load(round_load::sending(s.size - 1, s.own_block(v).count));
+        const std::size_t mine = s.layout.count(v);
+        // Blocks are empty only when there are fewer elements than blocks.
+        const auto filled = static_cast<int>(std::min<std::size_t>(s.layout.total, static_cast<std::size_t>(s.size)));
+        emit.load({.recvs = filled - (mine > 0 ? 1 : 0), .in = s.layout.total - mine});
+        return;
+      }
       for (int u = 0; u < s.size; ++u) {
         if (u == v) continue;
         const int peer = real_rank(u, s.root, s.size);
@@ -100,10 +122,29 @@ struct linear {
     constexpr std::size_t scratch_elems() const {
       return s.size > 1 ? s.scratch_base + s.layout.count(0) : 0;
     }
+    /// For the cost walk, with blocks alike: in round t rank p − 2 − t sends its blocks
+    /// to the t + 1 owners above it and, while p − 3 − 2t >= 0, one to owner
+    /// p − 3 − 2t; every other rank sends one at most and all receive alike, so it is
+    /// the busiest. Its sends grow by one a round, in two runs split where the lone
+    /// send stops, after round 0 (which also copies the own block).
+    template <class Emit>
+    constexpr void state_busiest(int t, Emit& emit) const {
+      const std::size_t n = s.layout.count(0);
+      const bool lone_send = s.size - 3 - 2 * t >= 0;
+      const int run_end = t == 0 ? 0 : lone_send ? (s.size - 3) / 2 : s.size - 2;
+      round_load first = round_load::sending(t + 1 + (lone_send ? 1 : 0), n);
+      first += round_load::receiving(1, n);
+      first.reduced = n;
+      if (t == 0)
+        first.add(step::copy(s.layout.blocks(s.source, s.source_base, 0, 1), s.layout.blocks(s.acc, s.acc_base, 0, 1)));
+      emit.busiest(run_end - t + 1, first, round_load::sending(1, n));
+    }
     /// The rank that `owner` hears from in round t (same order as reduce_plan).
     constexpr int sender(int owner, int t) const { return t < s.size - 1 - owner ? owner + 1 + t : s.size - 2 - t; }
     template <class Emit>
     constexpr void round(int t, Emit&& emit) const {
+      if constexpr (cost_hint_sink<Emit>)
+        if (s.size > 1 && s.layout.total % static_cast<std::size_t>(s.size) == 0) state_busiest(t, emit);
       const int r = s.rank;
       const region acc = s.layout.blocks(s.acc, s.acc_base, r, r + 1);
       if (t == 0) emit(step::copy(s.layout.blocks(s.source, s.source_base, r, r + 1), acc));

@@ -17,6 +17,11 @@ struct linear_sync {
   static_assert(Window >= 1, "hpcoll: linear_sync<Window> needs Window >= 1");
   static std::string name() { return "linear_sync<" + std::to_string(Window) + ">"; }
   static constexpr int window = Window;
+  /// The cost model may walk a sample of ranks (select/cost.hpp): a root, or any rank of an
+  /// all-to-all, is the busiest of every round.
+  static constexpr bool sampled_cost = true;
+  /// Its plans give the cost walk hints: the full windows after the first cost the same (flat.hpp).
+  static constexpr bool cost_hints = true;
 
   static constexpr auto plan(const gather_shape& s) { return flat::rooted(s, Window); }
   static constexpr auto plan(const gatherv_shape& s) { return flat::rooted(s, Window); }

@@ -9,6 +9,7 @@
 #include "../plan/plan.hpp"
 #include "../plan/shape.hpp"
 #include "compose.hpp"
+#include "properties.hpp"
 
 namespace hpcoll::schedule {
 
@@ -17,6 +18,8 @@ struct ring {
   static constexpr const char* name = "ring";
   /// The cost model may walk a sample of ranks (select/cost.hpp): each round's busiest rank is among them.
   static constexpr bool sampled_cost = true;
+  /// Its plans give the cost walk hints: every round costs the same.
+  static constexpr bool cost_hints = true;
 
   /// Round k: send block v − k to the right, receive block v − k − 1 from the left.
   struct allgather_plan {
@@ -25,6 +28,8 @@ struct ring {
     constexpr std::size_t scratch_elems() const { return 0; }
     template <class Emit>
     constexpr void round(int k, Emit&& emit) const {
+      // Every block is received by some rank in every round: the largest sets each round's cost.
+      if constexpr (cost_hint_sink<Emit>) emit.repeat(1, rounds() - k);
       const int p = s.size;
       const int v = virtual_rank(s.rank, s.root, p);
       const int send_block = wrap_rank(v - k, p);
@@ -50,6 +55,7 @@ struct ring {
     constexpr region acc(int b) const { return s.layout.blocks(s.acc, s.acc_base, b, b + 1); }
     template <class Emit>
     constexpr void round(int k, Emit&& emit) const {
+      if constexpr (cost_hint_sink<Emit>) emit.repeat(1, rounds() - k);  // as in the allgather
       const int p = s.size;
       const int r = s.rank;
       if (p == 1) {

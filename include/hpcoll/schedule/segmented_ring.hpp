@@ -13,6 +13,7 @@
 #include "../plan/ranks.hpp"
 #include "../plan/shape.hpp"
 #include "compose.hpp"
+#include "properties.hpp"
 #include "ring.hpp"
 
 namespace hpcoll::schedule {
@@ -25,6 +26,8 @@ struct segmented_ring {
   static std::string name() { return "segmented_ring<" + std::to_string(SegmentBytes) + ">"; }
   /// The cost model may walk a sample of ranks (select/cost.hpp): each round's busiest rank is among them.
   static constexpr bool sampled_cost = true;
+  /// Its plans give the cost walk hints: the rounds repeat with the period of a block's segments.
+  static constexpr bool cost_hints = true;
   static constexpr std::size_t segment_bytes = SegmentBytes;
 
   struct reduce_scatter_plan {
@@ -66,6 +69,10 @@ struct segmented_ring {
         emit(step::copy(s.layout.blocks(s.source, s.source_base, 0, 1), s.layout.blocks(s.acc, s.acc_base, 0, 1)));
         return;
       }
+      // Round t + segments does on rank r what round t did on rank r − 1 (from round 1
+      // on, where the previous step's reduction runs): the same loads, one rank on.
+      if constexpr (cost_hint_sink<Emit>)
+        if (t >= 1 && t < steps()) emit.repeat(segments, (steps() - t) / segments);
       const int p = s.size;
       const int r = s.rank;
       if (t < steps()) emit(step::recv(wrap_rank(r - 1, p), landing(t)));

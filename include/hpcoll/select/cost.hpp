@@ -10,12 +10,22 @@
 // executors run, so model and schedule cannot drift apart. Everything is
 // constexpr: static_assert can compare schedules, and hpcoll::cheapest picks a
 // schedule type at compile time.
+//
+// predict() walks every rank in every round. The dispatcher's predict_sampled()
+// takes, above 64 ranks, the shortcuts a schedule declares
+// (schedule/properties.hpp): a sample of ranks that holds each round's busiest,
+// and the hints its plans give — a round's load at once, runs of rounds that
+// cost alike, runs whose busiest load the plan states. With them every
+// candidate of every collective is priced in well under a millisecond at
+// p = 65536 (docs/dispatch.md, "Large p").
 #pragma once
 
 #include <algorithm>
 #include <bit>
 #include <concepts>
 #include <cstddef>
+#include <functional>
+#include <span>
 #include <type_traits>
 
 #include "../plan/machine.hpp"
@@ -43,127 +53,264 @@ struct prediction {
 
 namespace detail {
 
-/// One rank's traffic in one round.
-struct round_load {
-  int sends = 0, recvs = 0;
-  std::size_t out = 0, in = 0, reduced = 0, copied = 0;
-
-  constexpr void add(const step& st) {
-    switch (st.kind) {
-      case step_kind::send:
-        if (!st.a.empty()) ++sends, out += st.a.count;
-        break;
-      case step_kind::recv:
-        if (!st.dst.empty()) ++recvs, in += st.dst.count;
-        break;
-      case step_kind::recv_reduce:
-        if (!st.a.empty()) ++recvs, in += st.a.count, reduced += st.a.count;
-        break;
-      case step_kind::copy:
-        if (st.a != st.dst) copied += st.a.count;
-        break;
-      case step_kind::reduce:
-        reduced += st.dst.count;
-        break;
-    }
-  }
-  constexpr cost_terms terms(std::size_t elem_size) const {
-    const int m = std::max(sends, recvs);
-    const auto bytes = [&](std::size_t elems) { return static_cast<double>(elems * elem_size); };
-    return {static_cast<double>(m), bytes(std::max(out, in)), bytes(reduced), bytes(copied)};
-  }
-};
+constexpr cost_terms terms(const round_load& l, std::size_t elem_size) {
+  const int m = std::max(l.sends, l.recvs);
+  const auto bytes = [&](std::size_t elems) { return static_cast<double>(elems * elem_size); };
+  return {static_cast<double>(m), bytes(std::max(l.out, l.in)), bytes(l.reduced), bytes(l.copied)};
+}
 
 constexpr double seconds(const cost_terms& t, const machine& m) {
   const double latency = t.messages > 0 ? m.alpha + (t.messages - 1) * m.gap : 0;
   return latency + t.bytes * m.beta + t.reduced * m.gamma + t.copied * m.copy;
 }
 
-template <class Shape, class F>
-constexpr void for_each_sampled_rank(const Shape& shape, F&& f);
+/// The cost of some rounds: their time and the critical path's terms.
+struct rounds_cost {
+  double seconds = 0;
+  cost_terms critical;
 
-/// The cost walk over every rank, or over the sample for_each_sampled_rank picks.
-template <class S, bool Sampled, class Shape>
-constexpr prediction predict_over(const Shape& shape, const machine& m) {
+  constexpr void add(const rounds_cost& o, double times = 1) {
+    seconds += times * o.seconds;
+    critical.messages += times * o.critical.messages;
+    critical.bytes += times * o.critical.bytes;
+    critical.reduced += times * o.critical.reduced;
+    critical.copied += times * o.critical.copied;
+  }
+};
+
+/// Keeps the slowest of the loads it is shown: one round's cost.
+class slowest_rank {
+public:
+  constexpr slowest_rank(const machine& m, std::size_t elem_size) : m_(&m), elem_size_(elem_size) {}
+  constexpr void show(const round_load& load) {
+    const cost_terms t = terms(load, elem_size_);
+    if (const double s = seconds(t, *m_); s > seconds_) seconds_ = s, critical_ = t;
+  }
+  constexpr rounds_cost cost() const { return {seconds_ > 0 ? seconds_ : 0, critical_}; }
+
+private:
+  const machine* m_;
+  std::size_t elem_size_;
+  double seconds_ = -1;
+  cost_terms critical_;
+};
+
+/// The full walk: every rank in every round.
+template <class S, class Shape>
+constexpr prediction predict_every_rank(const Shape& shape, const machine& m) {
   prediction result;
   result.rounds = plan_for<S>(for_rank(shape, 0)).rounds();
+  rounds_cost total;
   for (int r = 0; r < result.rounds; ++r) {
-    double slowest = -1;
-    cost_terms critical;
-    const auto walk = [&](int q) {
+    slowest_rank round{m, shape.elem_size};
+    for (int q = 0; q < shape.size; ++q) {
       round_load load;
       // A lambda the walk inlines, not a step_sink: O(p) steps a round are common (linear
       // schedules) and an indirect call each made decisions at p = 4096 thirty times slower.
       plan_for<S>(for_rank(shape, q)).round(r, [&](const step& st) { load.add(st); });
-      const cost_terms t = load.terms(shape.elem_size);
-      if (const double s = seconds(t, m); s > slowest) slowest = s, critical = t;
-    };
-    if constexpr (Sampled)
-      for_each_sampled_rank(shape, walk);
-    else
-      for (int q = 0; q < shape.size; ++q) walk(q);
-    result.seconds += slowest;
-    result.critical.messages += critical.messages;
-    result.critical.bytes += critical.bytes;
-    result.critical.reduced += critical.reduced;
-    result.critical.copied += critical.copied;
+      round.show(load);
+    }
+    total.add(round.cost());
   }
+  result.seconds = total.seconds;
+  result.critical = total.critical;
   return result;
 }
 
-/// Above this many ranks the dispatcher walks a sample of ranks (see predict_sampled).
-inline constexpr int sampled_above = 256;
+/// Above this many ranks the dispatcher takes the shortcuts schedules declare (see predict_sampled).
+inline constexpr int sampled_above = 64;
 
-/// Calls f for the ranks whose position makes them the busiest of some round
-/// in the schedules that declare `sampled_cost`, relative to the root: the
-/// first and last few, the powers of two and their neighbours (tree and
+/// The ranks whose position makes them the busiest of some round in the
+/// schedules that declare `sampled_cost`, relative to the root: the first and
+/// last few, the powers of two and their neighbours (tree and
 /// recursive-doubling partners), the edge of the fold of non-powers of two and
-/// the tree nodes above the wrap of the root's blocks.
-template <class Shape, class F>
-constexpr void for_each_sampled_rank(const Shape& shape, F&& f) {
-  const int p = shape.size;
-  int root = 0;
-  if constexpr (requires { shape.root; }) root = shape.root;
-  int picked[256] = {};
+/// the tree nodes above the wrap of the root's blocks. Made once a prediction.
+struct rank_sample {
+  int ranks[256] = {};  // 167 at most, for p up to 2^31
   int count = 0;
-  const auto add = [&](int v) {
-    if (v < 0 || v >= p) return;
-    for (int i = 0; i < count; ++i)
-      if (picked[i] == v) return;
-    picked[count++] = v;
+
+  template <class Shape>
+  constexpr explicit rank_sample(const Shape& shape) {
+    const int p = shape.size;
+    int root = 0;
+    if constexpr (requires { shape.root; }) root = shape.root;
+    const auto add = [&](int v) {
+      if (v < 0 || v >= p) return;
+      for (int i = 0; i < count; ++i)
+        if (ranks[i] == v) return;
+      ranks[count++] = v;
+    };
+    for (int v = 0; v < 4; ++v) add(v), add(p - 1 - v);
+    for (long long b = 1; b < p; b *= 2) add(static_cast<int>(b) - 1), add(static_cast<int>(b)), add(static_cast<int>(b) + 1);
+    const int rem = p - static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
+    for (int v = 2 * rem - 2; v <= 2 * rem + 1; ++v) add(v);
+    // Where a root's blocks wrap from rank p − 1 to rank 0, a tree node's
+    // subtree is two pieces: the wrap point and its ancestors.
+    const int wrap = p - root;
+    for (int k = 0; (1LL << k) < p; ++k) add((wrap >> k) << k), add(((wrap - 1) >> k) << k);
+    for (int i = 0; i < count; ++i) ranks[i] = (ranks[i] + root) % p;
+  }
+};
+
+/// What the plans of the ranks walked in one round stated (cost_hint_sink):
+/// the first statement of each kind.
+struct stated_hints {
+  int period = 0, times = 0;  ///< repeat
+  int run = 0;                ///< busiest
+  round_load first, growth;
+};
+
+/// The cost walk's emitter: counts a rank's steps and load hints, keeps what
+/// its plan states of the rounds ahead.
+class hint_taker {
+public:
+  constexpr hint_taker(round_load& load, stated_hints& stated) : load_(&load), stated_(&stated) {}
+  constexpr void operator()(const step& st) const { load_->add(st); }
+  constexpr void load(const round_load& l) const { *load_ += l; }
+  constexpr void repeat(int period, int times) const {
+    if (stated_->period == 0 && period > 0 && times > 1) stated_->period = period, stated_->times = times;
+  }
+  constexpr void busiest(int rounds, const round_load& first, const round_load& growth) const {
+    if (stated_->run == 0 && rounds > 0) stated_->run = rounds, stated_->first = first, stated_->growth = growth;
+  }
+
+private:
+  round_load* load_;
+  stated_hints* stated_;
+};
+
+/// first + j·growth.
+constexpr round_load grown(const round_load& first, const round_load& growth, int j) {
+  const auto n = static_cast<std::size_t>(j);
+  return {first.sends + j * growth.sends, first.recvs + j * growth.recvs, first.out + n * growth.out,
+          first.in + n * growth.in, first.reduced + n * growth.reduced, first.copied + n * growth.copied};
+}
+
+/// The cost of rounds j0..j1 (inclusive) of a `busiest` run. Between two rounds
+/// where the same maxima (sends or receives, bytes out or in) decide and
+/// messages are sent or not alike, time and terms are linear in j — each
+/// maximum of two linear functions switches once at most — so the sum is the
+/// trapezoid's; elsewhere the run is halved.
+constexpr rounds_cost busiest_run_cost(const stated_hints& h, int j0, int j1, const machine& m, std::size_t elem_size) {
+  const round_load a = grown(h.first, h.growth, j0), b = grown(h.first, h.growth, j1);
+  const auto regime = [](const round_load& l) {
+    return (l.sends >= l.recvs ? 1 : 0) + (l.out >= l.in ? 2 : 0) + (std::max(l.sends, l.recvs) > 0 ? 4 : 0);
   };
-  for (int v = 0; v < 4; ++v) add(v), add(p - 1 - v);
-  for (long long b = 1; b < p; b *= 2) add(static_cast<int>(b) - 1), add(static_cast<int>(b)), add(static_cast<int>(b) + 1);
-  const int rem = p - static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
-  for (int v = 2 * rem - 2; v <= 2 * rem + 1; ++v) add(v);
-  // Where a root's blocks wrap from rank p − 1 to rank 0, a tree node's
-  // subtree is two pieces: the wrap point and its ancestors.
-  const int wrap = p - root;
-  for (int k = 0; (1LL << k) < p; ++k) add((wrap >> k) << k), add(((wrap - 1) >> k) << k);
-  for (int i = 0; i < count; ++i) f((picked[i] + root) % p);
+  if (j0 < j1 && regime(a) != regime(b)) {
+    const int mid = j0 + (j1 - j0) / 2;
+    rounds_cost sum = busiest_run_cost(h, j0, mid, m, elem_size);
+    sum.add(busiest_run_cost(h, mid + 1, j1, m, elem_size));
+    return sum;
+  }
+  slowest_rank at_a{m, elem_size}, at_b{m, elem_size};
+  at_a.show(a), at_b.show(b);
+  rounds_cost sum = at_a.cost();
+  sum.add(at_b.cost());
+  const double half_count = (j1 - j0 + 1) / 2.0;
+  rounds_cost scaled;
+  scaled.add(sum, half_count);
+  return scaled;
+}
+
+/// The dispatcher's walk: the rounds and ranks the schedule's declarations
+/// leave (see predict_sampled).
+template <class S, class Shape>
+constexpr prediction predict_with_shortcuts(const Shape& shape, const machine& m) {
+  const rank_sample sample(shape);
+  const auto round_cost = [&](int r, stated_hints& stated) {
+    slowest_rank round{m, shape.elem_size};
+    const auto walk = [&](int q) {
+      round_load load;
+      if constexpr (gives_cost_hints<S>)
+        plan_for<S>(for_rank(shape, q)).round(r, hint_taker(load, stated));
+      else
+        plan_for<S>(for_rank(shape, q)).round(r, [&](const step& st) { load.add(st); });
+      round.show(load);
+      return stated.run > 0;  // the busiest rank's load is known: no other rank can be slower
+    };
+    if constexpr (samples_ranks<S>) {
+      for (int i = 0; i < sample.count; ++i)
+        if (walk(sample.ranks[i])) break;
+    } else {
+      for (int q = 0; q < shape.size; ++q)
+        if (walk(q)) break;
+    }
+    if (stated.run > 0) {  // the ranks walked before the statement need not hold the busiest
+      slowest_rank busiest{m, shape.elem_size};
+      busiest.show(stated.first);
+      return busiest.cost();
+    }
+    return round.cost();
+  };
+  prediction result;
+  result.rounds = plan_for<S>(for_rank(shape, 0)).rounds();
+  rounds_cost total;
+  for (int r = 0; r < result.rounds;) {
+    stated_hints stated;
+    const rounds_cost first = round_cost(r, stated);
+    if (stated.run > 0) {
+      const int run = std::min(stated.run, result.rounds - r);
+      total.add(busiest_run_cost(stated, 0, run - 1, m, shape.elem_size));
+      r += run;
+    } else if (stated.period > 0 && r + stated.period * stated.times <= result.rounds) {
+      rounds_cost period = first;
+      for (int i = 1; i < stated.period; ++i) {
+        stated_hints within;  // the period's own statements repeat this one
+        period.add(round_cost(r + i, within));
+      }
+      total.add(period, stated.times);
+      r += stated.period * stated.times;
+    } else {
+      total.add(first);
+      ++r;
+    }
+  }
+  result.seconds = total.seconds;
+  result.critical = total.critical;
+  return result;
+}
+
+/// Whether every block of the call has the same count, as cost hints may take
+/// (cost_hint_sink): always, but for gatherv and alltoallv.
+template <class Shape>
+constexpr bool blocks_alike(const Shape& shape) {
+  const auto alike = [](std::span<const std::size_t> counts) {
+    return std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) == counts.end();
+  };
+  if constexpr (std::same_as<Shape, gatherv_shape>)
+    return alike(shape.counts);
+  else if constexpr (std::same_as<Shape, alltoallv_shape>)
+    return alike(shape.send_counts) && alike(shape.recv_counts);
+  else
+    return true;
 }
 
 }  // namespace detail
 
 /// The predicted time of schedule S for the call `shape` (any rank's shape of
-/// it) on machine `m`, walking every rank.
+/// it) on machine `m`, walking every rank in every round.
 template <class S, class Shape>
   requires serves<S, Shape>
 constexpr prediction predict(const Shape& shape, const machine& m) {
-  return detail::predict_over<S, false>(shape, m);
+  return detail::predict_every_rank<S>(shape, m);
 }
 
-/// predict(), but for a schedule that declares `sampled_cost` and above
-/// detail::sampled_above ranks, walking only a sample of about 5 lg p ranks
-/// that holds the busiest rank of every round (tests/cost_test.cpp compares it
-/// with the full walk: equal up to blocks that differ by one element). The
-/// dispatcher uses it: the full walk of an O(p)-round schedule visits O(p²)
-/// (rank, round) pairs, 0.2 s at p = 1024.
+/// predict() as the dispatcher takes it: above detail::sampled_above ranks,
+/// the walk takes the shortcuts schedule S declares (schedule/properties.hpp)
+/// — with `sampled_cost` it walks only a sample of about 5 lg p ranks that
+/// holds the busiest rank of every round; with `cost_hints` it prices a round
+/// of O(p) steps from its load, runs of rounds that cost alike from one
+/// period, and runs whose busiest load the plan states without walking them.
+/// A gatherv or alltoallv whose counts differ, and a schedule that declares
+/// nothing, get predict(). tests/cost_test.cpp compares every candidate with
+/// the full walk: equal up to blocks that differ by one element. The full walk
+/// of an O(p)-round schedule visits O(p²) (rank, round) pairs: 0.2 s at p = 1024.
 template <class S, class Shape>
   requires serves<S, Shape>
 constexpr prediction predict_sampled(const Shape& shape, const machine& m) {
-  if constexpr (samples_ranks<S>)
-    if (shape.size > detail::sampled_above) return detail::predict_over<S, true>(shape, m);
+  if constexpr (samples_ranks<S> || gives_cost_hints<S>)
+    if (shape.size > detail::sampled_above && detail::blocks_alike(shape))
+      return detail::predict_with_shortcuts<S>(shape, m);
   return predict<S>(shape, m);
 }
 
