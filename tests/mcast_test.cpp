@@ -1,6 +1,7 @@
 // The dynamic multicast under mpirun: every schedule and size class to random
-// member sets, pipelined multicasts to overlapping groups from two masters,
-// receivers that are not chosen, the receive forms and the errors.
+// member sets, byte payloads around the fused limit, acks up the header tree,
+// pipelined multicasts to overlapping groups from two masters, receivers that
+// are not chosen, the receive forms and the errors.
 //
 // Every rank draws the same sequence of multicasts from one seed, so each
 // knows whether it is a member and what it must receive; the data of
@@ -98,6 +99,71 @@ std::vector<std::size_t> counts_for(int r) {
   return {0, 1, static_cast<std::size_t>(r) - 1, static_cast<std::size_t>(r) + 1, 1000, fused, fused + 1, 100003};
 }
 
+/// Byte i of multicast k, for payloads of any byte count.
+unsigned char byte_value(int k, std::size_t i) { return static_cast<unsigned char>(value(k, i) >> 3); }
+
+/// One multicast of `n` bytes (see one_multicast).
+template <class Schedule>
+void one_byte_multicast(const hpcoll::communicator& c, int k, int master, const hpcoll::rank_set& members,
+                        std::size_t n) {
+  const int me = c.rank();
+  if (me == master) {
+    std::vector<unsigned char> data(n);
+    for (std::size_t i = 0; i < n; ++i) data[i] = byte_value(k, i);
+    hpcoll::Mcast<Schedule>{}(c, data, members).wait();
+  } else if (members.contains(me)) {
+    std::vector<unsigned char> buffer(n + 5, 0xa5);
+    const hpcoll::mcast_info got = hpcoll::mcast_recv(c, buffer);
+    CHECK(got.master == master);
+    CHECK(got.count == n);
+    CHECK(got.members == members);
+    bool same = true;
+    for (std::size_t i = 0; i < n; ++i) same = same && buffer[i] == byte_value(k, i);
+    CHECK(same);
+    CHECK(std::all_of(buffer.begin() + static_cast<std::ptrdiff_t>(n), buffer.end(),
+                      [](unsigned char x) { return x == 0xa5; }));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/// Lowers the direct-ack limit of this rank's multicasts (as master) for a scope.
+class direct_ack_limit {
+public:
+  direct_ack_limit(const hpcoll::communicator& c, int limit)
+      : ch_(c.service<hpcoll::detail::mcast_channel>()), saved_(ch_.direct_ack_limit) {
+    ch_.direct_ack_limit = limit;
+  }
+  ~direct_ack_limit() { ch_.direct_ack_limit = saved_; }
+  direct_ack_limit(const direct_ack_limit&) = delete;
+  direct_ack_limit& operator=(const direct_ack_limit&) = delete;
+
+private:
+  hpcoll::detail::mcast_channel& ch_;
+  int saved_;
+};
+
+/// Members 1 and p − 1 of all workers have too small a buffer: both raise,
+/// the others receive, and the master's request names the lowest of them.
+void lowest_failure_is_reported(const hpcoll::communicator& c) {
+  const int p = c.size(), me = c.rank();
+  hpcoll::rank_set workers(p);
+  for (int r = 1; r < p; ++r) workers.insert(r);
+  const std::vector<std::uint64_t> data = payload(9, 100);
+  if (me == 0) {
+    CHECK(contains(error_of([&] { hpcoll::mcast(c, data, workers).wait(); }),
+                   "the receive buffer of member rank 1 holds 80 bytes, the multicast has 800"));
+  } else {
+    std::vector<std::uint64_t> buffer(me == 1 || me == p - 1 ? 10 : 100);
+    if (me == 1 || me == p - 1) {
+      CHECK(contains(error_of([&] { hpcoll::mcast_recv(c, buffer); }), "the receive buffer holds 10 elements"));
+    } else {
+      CHECK(hpcoll::mcast_recv(c, buffer).count == 100);
+      CHECK(holds_payload(buffer, 9, 100));
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 template <class Schedule>
 void every_set_and_size(int seed) {
   const hpcoll::communicator c(MPI_COMM_WORLD);
@@ -117,6 +183,43 @@ TEST_CASE("mcast.schedules") {
   SUBCASE("binomial") { every_set_and_size<S::binomial>(2); }
   SUBCASE("scatter_ring_allgather") { every_set_and_size<S::scatter_ring_allgather>(3); }
   SUBCASE("scatter_recursive_doubling_allgather") { every_set_and_size<S::scatter_recursive_doubling_allgather>(4); }
+}
+
+// Payloads of 0 and 1 byte and around the size up to which the binomial
+// schedule sends the data inside the header (just below, at, just above),
+// from every master to one member (the lowest and the highest other rank),
+// to all workers and to every other rank.
+TEST_CASE("mcast.fused_boundary") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  const int p = c.size();
+  if (p < 2) return;
+  const std::size_t limit = hpcoll::detail::mcast_fused_limit;
+  std::mt19937 gen(11);
+  int k = 0;
+  for (int master = 0; master < p; ++master)
+    for (const hpcoll::rank_set& members : member_sets(p, master, gen))
+      for (std::size_t n : {std::size_t{0}, std::size_t{1}, limit - 1, limit, limit + 1}) {
+        one_byte_multicast<S::automatic>(c, k++, master, members, n);
+        one_byte_multicast<S::binomial>(c, k++, master, members, n);
+      }
+}
+
+// Groups larger than the direct-ack limit ack up the header tree: the same
+// multicasts with the limit at 1 (every group of two or more), and a failure
+// travels up the tree to the master.
+TEST_CASE("mcast.acks_up_the_tree") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  if (c.size() < 3) return;
+  const direct_ack_limit tree_acks(c, 1);
+  SUBCASE("binomial") { every_set_and_size<S::binomial>(5); }
+  SUBCASE("scatter_ring_allgather") { every_set_and_size<S::scatter_ring_allgather>(6); }
+  SUBCASE("failure") { lowest_failure_is_reported(c); }
+}
+
+TEST_CASE("mcast.lowest_failure_is_reported") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  if (c.size() < 3) return;
+  lowest_failure_is_reported(c);
 }
 
 // Two masters (ranks 0 and 1) start 30 multicasts each to random overlapping

@@ -70,10 +70,11 @@ public:
     if (!op.done()) advance();
   }
   void await(const operation& op) override {
-    while (!op.done()) {
-      advance();
-      if (!op.done()) yield_core();
-    }
+    // No yield of its own between attempts: each one polls MPI, whose
+    // progress yields the core when idle if told to (Open MPI's
+    // mpi_yield_when_idle, on when oversubscribed); a second yield per poll
+    // made every waiter look half as often on shared cores.
+    while (!op.done()) advance();
     settle();
   }
 };

@@ -149,7 +149,7 @@ private:
     std::vector<std::byte> scratch;
     std::vector<step> steps;
     std::vector<MPI_Request> plan_requests, side_requests;  ///< side: header forwards and child acks
-    std::vector<int> children;  ///< in the tree over the members: header forwards, acks
+    std::vector<int> children;  ///< in the header tree: header forwards (and acks up the tree)
     std::vector<mcast_ack> child_acks;
     mcast_ack ack;
     MPI_Request ack_request = MPI_REQUEST_NULL;
@@ -191,14 +191,15 @@ private:
       }
       if (head.fused && data != inline_data && head.bytes) std::memcpy(data, inline_data, head.bytes);
       children.clear();
-      for_each_mcast_child(members, members.position(rank), [&](int peer) { children.push_back(peer); });
-      child_acks.assign(children.size(), {});  // sized before the receives point into it
+      for_each_mcast_child(members, head.master, rank, [&](int peer) { children.push_back(peer); });
+      child_acks.assign(head.acks_direct ? 0 : children.size(), {});  // sized before the receives point into it
       side_requests.clear();
       for (std::size_t c = 0; c < children.size(); ++c) {
         HPCOLL_MPI(MPI_Isend, message.data(), static_cast<int>(message.size()), MPI_BYTE, children[c],
                    mcast_header_tag, comm, &side_requests.emplace_back());
-        HPCOLL_MPI(MPI_Irecv, &child_acks[c], mcast_ack_words, MPI_INT64_T, children[c], head.tag + 1, comm,
-                   &side_requests.emplace_back());
+        if (!head.acks_direct)
+          HPCOLL_MPI(MPI_Irecv, &child_acks[c], mcast_ack_words, MPI_INT64_T, children[c], head.tag + 1, comm,
+                     &side_requests.emplace_back());
       }
       plan_done = head.fused != 0;
       if (!plan_done) {
@@ -209,20 +210,22 @@ private:
       }
     }
 
-    /// True once the subtree has the data and the ack to the parent has left.
+    /// True once this rank has the data, its header forwards and its ack have
+    /// left, and (acks up the tree) its subtree has acked.
     bool advance() {
       if (finished) return true;
       if (!plan_done) plan_done = runner().advance(*plan, round, posted);
       if (!plan_done) return false;
       if (!acking) {
-        if (!all_done(side_requests)) return false;
+        if (!head.acks_direct && !all_done(side_requests)) return false;
         for (const mcast_ack& a : child_acks) ack.merge(a);
-        HPCOLL_MPI(MPI_Isend, &ack, mcast_ack_words, MPI_INT64_T, parent, head.tag + 1, comm, &ack_request);
+        HPCOLL_MPI(MPI_Isend, &ack, mcast_ack_words, MPI_INT64_T, head.acks_direct ? head.master : parent,
+                   head.tag + 1, comm, &ack_request);
         acking = true;
       }
       int done = 0;
       HPCOLL_MPI(MPI_Test, &ack_request, &done, MPI_STATUS_IGNORE);
-      finished = done != 0;
+      finished = done != 0 && all_done(side_requests);
       return finished;
     }
 
@@ -351,6 +354,10 @@ public:
   const int tag_span;
   std::mutex mutex;
   unsigned long long sent = 0;  ///< multicasts this rank has started as master
+  /// Groups of up to this many members (at most mcast_direct_ack_limit) ack
+  /// this rank directly when it is master; tests lower it to run acks up the
+  /// header tree.
+  int direct_ack_limit = mcast_direct_ack_limit;
 
   /// The receive engine; call with `mutex` held.
   mcast_inbox& inbox() {

@@ -15,13 +15,14 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -42,9 +43,10 @@ namespace hpcoll {
 
 namespace detail {
 
-/// The master's part of one multicast: the header message to the lowest
-/// member, the data (round 0 of the plan) unless it travels in the header,
-/// and the lowest member's ack, which stands for the whole group's.
+/// The master's part of one multicast: the header message to its children in
+/// the header tree (mcast/wire.hpp), the data (round 0 of the plan) unless it
+/// travels in the header, and the acks (every member's, or its children's for
+/// their subtrees).
 class mcast_send final : public operation {
 public:
   mcast_send(const communicator& c, progress_engine& engine, const call_info& info, const rank_set& members,
@@ -57,6 +59,8 @@ public:
     header_.fused = choice == binomial_index && bytes <= mcast_fused_limit;
     header_.master = c.rank();
     header_.bytes = bytes;
+    header_.acks_direct =
+        members.count() <= std::min(c.service<mcast_channel>().direct_ack_limit, mcast_direct_ack_limit);
   }
 
 private:
@@ -67,25 +71,40 @@ private:
   MPI_Comm channel() const { return comm().service<mcast_channel>().comm; }
   round_runner<std::byte, no_op> runner() { return {channel(), tag_, mem_, no_op{}, steps_, requests_}; }
 
-  void post_header_and_ack() {
+  /// The header (with the data when fused) to the master's children in the
+  /// header tree, and the receives of the acks: one per member when they ack
+  /// directly, else one per child.
+  void post_header_and_acks() {
     header_.tag = tag_;
     pack_mcast_message(message_, header_, members_, data_);
-    const int lowest = members_.lowest();
-    side_.clear();
-    HPCOLL_MPI(MPI_Irecv, &ack_, mcast_ack_words, MPI_INT64_T, lowest, tag_ + 1, channel(), &side_.emplace_back());
-    HPCOLL_MPI(MPI_Isend, message_.data(), static_cast<int>(message_.size()), MPI_BYTE, lowest, mcast_header_tag,
-               channel(), &side_.emplace_back());
+    side_count_ = 0;
+    acks_expected_ = 0;
+    const auto expect_ack = [&](int source) {
+      mcast_ack& a = acks_[static_cast<std::size_t>(acks_expected_++)];
+      a = {};
+      HPCOLL_MPI(MPI_Irecv, &a, mcast_ack_words, MPI_INT64_T, source, tag_ + 1, channel(), &side_[side_count_++]);
+    };
+    const bool direct = header_.acks_direct != 0;
+    if (direct)
+      for (int m = 0; m < members_.count(); ++m) expect_ack(MPI_ANY_SOURCE);  // the tag is this multicast's
+    for_each_mcast_child(members_, header_.master, header_.master, [&](int peer) {
+      if (!direct) expect_ack(peer);
+      HPCOLL_MPI(MPI_Isend, message_.data(), static_cast<int>(message_.size()), MPI_BYTE, peer, mcast_header_tag,
+                 channel(), &side_[side_count_++]);
+    });
   }
   /// A member whose receive buffer was too small fails the master's request too.
-  void check_ack() const {
-    if (!ack_.ok())
+  void check_acks() const {
+    mcast_ack ack;
+    for (int c = 0; c < acks_expected_; ++c) ack.merge(acks_[static_cast<std::size_t>(c)]);
+    if (!ack.ok())
       throw error("", "",
-                  "the receive buffer of member rank " + std::to_string(ack_.failed_rank) + " holds " +
-                      std::to_string(ack_.capacity) + " bytes, the multicast has " + std::to_string(header_.bytes));
+                  "the receive buffer of member rank " + std::to_string(ack.failed_rank) + " holds " +
+                      std::to_string(ack.capacity) + " bytes, the multicast has " + std::to_string(header_.bytes));
   }
 
   bool post_first() override {
-    post_header_and_ack();
+    post_header_and_acks();
     plan_done_ = header_.fused || runner().post_first(plan_, posted_);
     return false;
   }
@@ -93,24 +112,27 @@ private:
     if (!plan_done_) plan_done_ = runner().advance(plan_, round_, posted_);
     if (!plan_done_) return false;
     int done = 0;
-    HPCOLL_MPI(MPI_Testall, static_cast<int>(side_.size()), side_.data(), &done, MPI_STATUSES_IGNORE);
+    HPCOLL_MPI(MPI_Testall, side_count_, side_.data(), &done, MPI_STATUSES_IGNORE);
     if (!done) return false;
-    check_ack();
+    check_acks();
     return true;
   }
   void run_rounds() override {
-    post_header_and_ack();
+    post_header_and_acks();
     if (!header_.fused) runner().run(plan_);
-    HPCOLL_MPI(MPI_Waitall, static_cast<int>(side_.size()), side_.data(), MPI_STATUSES_IGNORE);
-    check_ack();
+    HPCOLL_MPI(MPI_Waitall, side_count_, side_.data(), MPI_STATUSES_IGNORE);
+    check_acks();
   }
   void abandon_messages() noexcept override {
-    for (auto* list : {&requests_, &side_})
-      for (MPI_Request& r : *list)
+    const auto abandon = [](std::span<MPI_Request> list) {
+      for (MPI_Request& r : list)
         if (r != MPI_REQUEST_NULL) {
           MPI_Cancel(&r);
           MPI_Request_free(&r);
         }
+    };
+    abandon(requests_);
+    abandon(std::span(side_).first(static_cast<std::size_t>(side_count_)));
   }
 
   rank_set members_;
@@ -119,9 +141,14 @@ private:
   buffers<std::byte> mem_{data_, nullptr, nullptr};
   mcast_header header_;
   std::vector<std::byte> message_;
-  mcast_ack ack_;
+  /// The master's children in the header tree: at most one per bit of an int rank.
+  static constexpr std::size_t max_children = 31;
+  static constexpr std::size_t max_acks = std::max<std::size_t>(mcast_direct_ack_limit, max_children);
+  std::array<mcast_ack, max_acks> acks_;
+  std::array<MPI_Request, max_acks + max_children> side_;  ///< the acks' receives, the headers' sends
+  int acks_expected_ = 0, side_count_ = 0;
   std::vector<step> steps_;
-  std::vector<MPI_Request> requests_, side_;
+  std::vector<MPI_Request> requests_;
   bool plan_done_ = false;
 };
 
@@ -261,7 +288,6 @@ public:
         });
       }
       if (done) return complete();
-      if (!idle) std::this_thread::yield();
     }
   }
 

@@ -1,12 +1,16 @@
 // What a multicast puts on the wire: its header message, its tags, its acks.
 //
 // Every member receives exactly one header message, from its parent in the
-// binomial tree over the members' logical numbers (the lowest member from the
+// header tree (a binomial tree over the master and the members, rooted at the
 // master), and forwards it to its children at once. Small multicasts of the
 // binomial schedule carry the data in the header message itself ("fused":
 // one message per hop, as a broadcast on a prepared communicator); the others
 // send the header alone, then run their plan under the multicast's data tag.
-// Acks travel up the same tree under the ack tag (data tag + 1).
+// Acks go under the ack tag (data tag + 1): in groups of up to
+// mcast_direct_ack_limit members every member acks the master directly once
+// it has the data (one hop, where a tree would take its depth); in larger
+// groups acks travel up the header tree, so the master's work stays
+// logarithmic in the group. The master decides and says so in the header.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +27,9 @@ namespace hpcoll::detail {
 inline constexpr int mcast_header_tag = 0;
 /// The binomial schedule sends up to this many bytes inside the header message.
 inline constexpr std::size_t mcast_fused_limit = 16384;
+/// Up to this many members, each acks the master directly (the default of
+/// mcast_channel::direct_ack_limit).
+inline constexpr int mcast_direct_ack_limit = 64;
 
 /// The fixed part of a header message; the member bitmap follows (one word
 /// per 64 ranks of the communicator), then the data when fused.
@@ -31,7 +38,7 @@ struct mcast_header {
   std::uint32_t magic = expected_magic;
   std::uint16_t schedule = 0;  ///< index in schedule::candidates<mcast_shape>
   std::uint8_t fused = 0;
-  std::uint8_t unused = 0;
+  std::uint8_t acks_direct = 0;  ///< every member acks the master (else its parent in the header tree)
   std::int32_t master = 0;
   std::int32_t tag = 0;  ///< the multicast's data tag; its ack tag is tag + 1
   std::uint64_t bytes = 0;
@@ -62,28 +69,32 @@ inline int mcast_data_tag(unsigned long long sequence, int master, int size, int
                                    static_cast<unsigned long long>(master)) % tags);
 }
 
-/// What a member reports to its parent once its subtree has the data: the
-/// first member whose receive buffer was too small, if any.
+/// What a member reports once it (in the tree: its subtree) has the data: the
+/// lowest such rank whose receive buffer was too small, if any.
 struct mcast_ack {
   std::int64_t failed_rank = -1;
   std::int64_t capacity = 0;  ///< that member's receive buffer, in bytes
 
   bool ok() const { return failed_rank < 0; }
   void merge(const mcast_ack& child) {
-    if (ok() && !child.ok()) *this = child;
+    if (!child.ok() && (ok() || child.failed_rank < failed_rank)) *this = child;
   }
 };
 inline constexpr int mcast_ack_words = 2;  // travels as two MPI_INT64_T
 
-/// Calls f(rank) for the children of the member with logical number
-/// `position` in the binomial tree over the members (largest subtree first):
-/// the ranks it forwards the header to and hears acks from.
+/// Calls f(rank) for the children of `rank` (the master or a member) in the
+/// header tree, largest subtree first: the ranks it sends the header to (and
+/// hears acks from, when acks travel up the tree). The header tree is the
+/// binomial tree over logical numbers 0..r rooted at the master (0); member k
+/// (0-based, ascending ranks) is k + 1, so a header travels as far as a
+/// broadcast over {master} ∪ members would.
 template <class F>
-void for_each_mcast_child(const rank_set& members, int position, F&& f) {
-  const schedule::binomial::tree t(position, members.count(), 0);
+void for_each_mcast_child(const rank_set& members, int master, int rank, F&& f) {
+  const int position = rank == master ? 0 : members.position(rank) + 1;
+  const schedule::binomial::tree t(position, members.count() + 1, 0);
   for (int i = 0; i < t.levels; ++i) {
     const int m = t.top_down_mask(i);
-    if (t.sends_down(m)) f(members.member(t.v + m));
+    if (t.sends_down(m)) f(members.member(t.v + m - 1));
   }
 }
 
