@@ -281,3 +281,74 @@ TEST_CASE("cost.decisions_at_65536_ranks") {
   decides(hpcoll::alltoall_shape{0, p, 256, false, 4});
   decides(hpcoll::alltoallv_shape{0, p, nominal, nominal, nominal, nominal, false, 4});
 }
+
+TEST_CASE("cost.segmented_trees") {
+  // k segments of s bytes each (elements of one byte).
+  constexpr std::size_t s = 1024;
+  for (const int k : {1, 2, 7, 32}) {
+    const std::size_t n = s * static_cast<std::size_t>(k);
+    const double seg = a + s * b, K = k;
+    for (int p = 2; p <= 40; ++p) {
+      // Pipelined chain: segment j reaches rank v in round j + v − 1, so
+      // (p − 2 + k) rounds of one segment in and one out; the reduce adds the
+      // segment's reduction to every round.
+      CHECK_COST(predict<S::pipeline<s>>(hpcoll::bcast_shape{0, p, p / 2, n, 1}, hockney), (p - 2 + K) * seg);
+      CHECK_COST(predict<S::pipeline<s>>(hpcoll::reduce_shape{0, p, p / 3, n, true, false, 1}, hockney),
+                 (p - 2 + K) * (seg + s * g));
+    }
+    for (const int levels : {1, 2, 3, 4, 5, 6}) {
+      // Complete binary tree of p = 2^(h+1) − 1 ranks: h + k − 1 rounds of two
+      // segments sent by an inner node (α + g + 2sβ, g = α).
+      int p = (1 << (levels + 1)) - 1;
+      const double h = levels;
+      CHECK_COST(predict<S::segmented_binary<s>>(hpcoll::bcast_shape{0, p, 1, n, 1}, hockney),
+                 (h + K - 1) * (2 * a + 2 * (s * b)));
+      // Binomial tree of p = 2^m ranks: the root sends each of the k segments to
+      // its m children at once; once it is done, the busiest nodes are those at
+      // the next depth, with one child fewer: k·m + m(m − 1)/2 segment sends.
+      p = 1 << levels;
+      const double m = levels;
+      CHECK_COST(predict<S::segmented_binomial<s>>(hpcoll::bcast_shape{0, p, p - 1, n, 1}, hockney),
+                 (K * m + m * (m - 1) / 2) * seg);
+    }
+  }
+}
+
+TEST_CASE("cost.knomial") {
+  // K-nomial at p = K^L: L rounds; in each the root sends (bcast) or receives
+  // and reduces (reduce) K − 1 messages of n: α + (K − 2)g + (K − 1)n(β [+ γ]).
+  machine m = hockney;
+  m.gap = 0.5e-6;
+  const std::size_t n = 4096;
+  const auto N = static_cast<double>(n);
+  for (const int levels : {1, 2, 3, 4}) {
+    const double L = levels;
+    int p = 1;
+    for (int i = 0; i < levels; ++i) p *= 4;
+    CHECK_COST(predict<S::knomial<4>>(hpcoll::bcast_shape{0, p, 3, n, 1}, m), L * (a + 2 * m.gap + 3 * N * b));
+    CHECK_COST(predict<S::knomial<4>>(hpcoll::reduce_shape{0, p, 0, n, true, false, 1}, m),
+               L * (a + 2 * m.gap + 3 * N * (b + g)));
+    // Fewer rounds than binomial's 2L: cheaper when the gap is small and messages short.
+    CHECK(predict<S::knomial<4>>(hpcoll::bcast_shape{0, p, 0, 8, 1}, m).seconds <
+          predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, 8, 1}, m).seconds);
+  }
+}
+
+TEST_CASE("cost.rabenseifner_reduce") {
+  // Recursive halving then binomial gather, p a power of two:
+  // 2 lg p α + 2(p − 1)/p nβ + (p − 1)/p nγ, against binomial's lg p (α + nβ + nγ).
+  for (int p = 2; p <= 128; p *= 2) {
+    const auto P = static_cast<double>(p);
+    const int k = floor_lg(p);
+    for (const std::size_t n : {static_cast<std::size_t>(p), std::size_t{1} << 20}) {
+      const auto N = static_cast<double>(n);
+      const double part = (P - 1) / P * N;
+      for (int root : {0, p - 1, p / 2})
+        CHECK_COST(predict<S::rabenseifner_reduce>(hpcoll::reduce_shape{0, p, root, n, true, false, 1}, hockney),
+                   2 * k * a + 2 * part * b + part * g);
+    }
+    const hpcoll::reduce_shape large{0, p, 0, std::size_t{1} << 20, true, false, 1};
+    if (p >= 4)
+      CHECK(predict<S::rabenseifner_reduce>(large, hockney).seconds < predict<S::binomial>(large, hockney).seconds);
+  }
+}

@@ -50,7 +50,8 @@ constexpr auto element_types = types<int, double, float, std::int64_t, std::comp
 constexpr auto bcast_schedules =
     types<sched::linear, sched::binomial, sched::scatter_ring_allgather, sched::scatter_recursive_doubling_allgather,
           sched::scatter_allgather<sched::binomial, sched::bruck>, sched::scatter_allgather<sched::linear, sched::linear>,
-          sched::automatic>;
+          sched::pipeline<1024>, sched::pipeline<>, sched::segmented_binary<4096>, sched::segmented_binomial<2048>,
+          sched::knomial<3>, sched::knomial<4>, sched::automatic>;
 constexpr auto gather_schedules = types<sched::linear, sched::linear_sync<2>, sched::binomial, sched::automatic>;
 constexpr auto gatherv_schedules = types<sched::linear, sched::linear_sync<2>, sched::automatic>;
 constexpr auto scatter_schedules = types<sched::linear, sched::linear_sync<3>, sched::binomial, sched::automatic>;

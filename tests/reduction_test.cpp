@@ -37,7 +37,13 @@ namespace {
 
 // ---- Schedules -------------------------------------------------------------------
 
-constexpr auto reduce_schedules = hana::tuple_t<S::linear, S::binomial, S::automatic>;
+/// Reduce schedules that keep rank order (any op) and those that need a commutative op. The
+/// segments are small enough that the test sizes cut into several.
+constexpr auto ordered_reduce_schedules =
+    hana::tuple_t<S::linear, S::binomial, S::pipeline<1024>, S::pipeline<>, S::segmented_binary<4096>,
+                  S::segmented_binomial<2048>, S::knomial<3>, S::knomial<4>, S::automatic>;
+constexpr auto commutative_reduce_schedules =
+    hana::tuple_t<S::rabenseifner_reduce, S::reduce_scatter_gather<S::ring, S::binomial>>;
 /// Allreduce and reduce-scatter schedules that keep rank order (any op) and those that need a commutative op.
 constexpr auto ordered_allreduce_schedules =
     hana::tuple_t<S::recursive_doubling, S::linear, S::reduce_bcast<S::binomial, S::binomial>,
@@ -58,7 +64,8 @@ constexpr bool all_require_commutative(List list) {
   });
 }
 // The split below is what decides which schedules meet the matrix product.
-static_assert(all_require_commutative<hpcoll::reduce_shape, false>(reduce_schedules));
+static_assert(all_require_commutative<hpcoll::reduce_shape, false>(ordered_reduce_schedules));
+static_assert(all_require_commutative<hpcoll::reduce_shape, true>(commutative_reduce_schedules));
 static_assert(all_require_commutative<hpcoll::allreduce_shape, false>(ordered_allreduce_schedules));
 static_assert(all_require_commutative<hpcoll::allreduce_shape, true>(commutative_allreduce_schedules));
 static_assert(all_require_commutative<hpcoll::reduce_scatter_block_shape, false>(ordered_rsb_schedules));
@@ -168,8 +175,8 @@ struct reduce_call {
   static constexpr const char* name = "reduce";
   static constexpr bool rooted = true;
   static constexpr bool same_result_everywhere = false;
-  static constexpr auto schedules = reduce_schedules;
-  static constexpr auto ordered_schedules = schedules;
+  static constexpr auto schedules = hana::concat(ordered_reduce_schedules, commutative_reduce_schedules);
+  static constexpr auto ordered_schedules = ordered_reduce_schedules;
   static std::size_t input_count(std::size_t n) { return n; }
   static bool gets_result(int root) { return world_rank() == root; }
   template <class T>

@@ -68,7 +68,15 @@ constexpr auto bcast_schedules =
     hana::tuple_t<S::linear, S::binomial, S::scatter_ring_allgather, S::scatter_recursive_doubling_allgather,
                   S::scatter_allgather<S::binomial, S::bruck>, S::scatter_allgather<S::linear, S::linear>,
                   S::automatic>;
+/// Segmented trees with segments of a few elements (the verifier's elements
+/// are one byte), so most counts cut into several segments.
+constexpr auto segmented_schedules =
+    hana::tuple_t<S::pipeline<8>, S::pipeline<>, S::segmented_binary<16>, S::segmented_binomial<8>,
+                  S::segmented_tree<S::knomial_tree<3>, 16>, S::knomial<3>, S::knomial<7>>;
+/// Reduce schedules that keep rank order (any op) and those that need a commutative op.
 constexpr auto ordered_reduce_schedules = hana::tuple_t<S::linear, S::binomial, S::automatic>;
+constexpr auto commutative_reduce_schedules =
+    hana::tuple_t<S::rabenseifner_reduce, S::reduce_scatter_gather<S::ring, S::binomial>>;
 constexpr auto gather_schedules = hana::tuple_t<S::linear, S::linear_sync<3>, S::binomial, S::automatic>;
 constexpr auto gatherv_schedules = hana::tuple_t<S::linear, S::linear_sync<2>, S::automatic>;
 constexpr auto scatter_schedules = hana::tuple_t<S::linear, S::linear_sync<3>, S::binomial, S::automatic>;
@@ -108,24 +116,43 @@ struct forgets_last {
   static plan_type plan(const hpcoll::bcast_shape& s) { return {s}; }
 };
 
-}  // namespace
-
-TEST_CASE("verify.bcast") {
-  hana::for_each(bcast_schedules, [](auto s) {
+template <class Schedules>
+void verify_bcast(Schedules schedules) {
+  hana::for_each(schedules, [](auto s) {
     using Schedule = typename decltype(s)::type;
     sweep check;
     rooted(counting::total, [&](int p, int root, std::size_t n) { check(hpcoll::verify::bcast<Schedule>(p, root, n)); });
   });
 }
 
-TEST_CASE("verify.reduce") {
-  hana::for_each(ordered_reduce_schedules, [](auto s) {
+template <class Schedules>
+void verify_ordered_reduce(Schedules schedules) {
+  hana::for_each(schedules, [](auto s) {
     using Schedule = typename decltype(s)::type;
     sweep check;
     rooted(counting::total, [&](int p, int root, std::size_t n) {
       variants(p, root, [&](bool commutative, bool in_place) {
         check(hpcoll::verify::reduce<Schedule>(p, root, n, commutative, in_place));
       });
+    });
+  });
+}
+
+}  // namespace
+
+// The segmented trees are test cases of their own: each sweep takes minutes on a loaded machine.
+TEST_CASE("verify.bcast") { verify_bcast(bcast_schedules); }
+TEST_CASE("verify.bcast_segmented") { verify_bcast(segmented_schedules); }
+
+TEST_CASE("verify.reduce_segmented") { verify_ordered_reduce(segmented_schedules); }
+
+TEST_CASE("verify.reduce") {
+  verify_ordered_reduce(ordered_reduce_schedules);
+  hana::for_each(commutative_reduce_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    rooted(counting::total, [&](int p, int root, std::size_t n) {
+      variants(p, root, [&](bool, bool in_place) { check(hpcoll::verify::reduce<Schedule>(p, root, n, true, in_place)); });
     });
   });
 }

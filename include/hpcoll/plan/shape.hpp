@@ -189,6 +189,16 @@ struct scatter_phase {
   std::size_t base;
   std::size_t scratch_base;
 };
+/// Before: rank q holds block q in `data` (at `base` + layout offset). After:
+/// the root holds every block there. Unlike the phases above, blocks belong
+/// to real ranks: the phase follows a reduce-scatter phase, which has no root.
+struct gather_phase {
+  static constexpr std::string_view name = "gather_phase";
+  int rank, size, root;
+  block_layout layout;
+  buffer data;
+  std::size_t base;
+};
 
 // ---- Per-rank views ----------------------------------------------------------
 

@@ -4,13 +4,16 @@
 #include "binomial.hpp"
 #include "bruck.hpp"
 #include "compose.hpp"
+#include "knomial.hpp"
 #include "linear.hpp"
 #include "linear_sync.hpp"
 #include "pairwise.hpp"
 #include "recursive_doubling.hpp"
 #include "recursive_halving.hpp"
+#include "reduce_scatter_gather.hpp"
 #include "ring.hpp"
 #include "segmented_ring.hpp"
+#include "segmented_tree.hpp"
 
 namespace hpcoll::schedule {
 

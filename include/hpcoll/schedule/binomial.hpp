@@ -12,6 +12,38 @@
 
 namespace hpcoll::schedule {
 
+/// What the tree reduces (binomial, knomial<K>) share besides their trees.
+/// With a commutative op the tree is rooted at the root. Otherwise it is built
+/// over real ranks (rooted at rank 0, every partial result covering
+/// consecutive ranks in order) and rank 0 forwards the result to the root in
+/// one round after the tree's.
+struct tree_reduce {
+  reduce_shape s;
+  constexpr int tree_root() const { return s.commutative ? s.root : 0; }
+  constexpr bool forward() const { return !s.commutative && s.root != 0; }
+  constexpr bool is_root() const { return s.rank == s.root; }
+  constexpr int rounds(int tree_rounds) const { return std::max(1, tree_rounds + (forward() ? 1 : 0)); }
+  /// Where this rank accumulates: the output at the root, scratch elsewhere.
+  constexpr region acc() const { return is_root() ? out(0, s.count) : tmp(0, s.count); }
+  /// Before its first child's data arrives (`started`), a rank's value is still
+  /// its input, which the root's output holds already when in place.
+  constexpr bool acc_holds_value(bool started) const { return started || (is_root() && s.in_place); }
+  /// Emits round i when it is not a tree round: the copy of a call on one rank,
+  /// or the forward after the tree's rounds. Returns whether it was.
+  template <class Emit>
+  constexpr bool outside_tree(int i, int tree_rounds, Emit& emit) const {
+    const std::size_t n = s.count;
+    if (s.size == 1) {
+      if (!s.in_place) emit(step::copy(in(0, n), out(0, n)));
+      return true;
+    }
+    if (i < tree_rounds) return false;
+    if (s.rank == 0) emit(step::send(s.root, acc()));
+    if (is_root()) emit(step::recv(0, out(0, n)));
+    return true;
+  }
+};
+
 /// Binomial trees for the rooted collectives.
 struct binomial {
   static constexpr const char* name = "binomial";
@@ -76,44 +108,31 @@ struct binomial {
   /// Partial results flow up the tree. With a commutative op the tree is rooted
   /// at the root; otherwise it is built over real ranks, so every partial result
   /// covers consecutive ranks in order, and rank 0 forwards the result to the
-  /// root in one extra round.
+  /// root in one extra round (see tree_reduce).
   struct reduce_plan {
     static constexpr bool commutative_only = false;
     reduce_shape s;
-    tree t{s.rank, s.size, s.commutative ? s.root : 0};
-    constexpr bool forward() const { return !s.commutative && s.root != 0; }
-    constexpr bool is_root() const { return s.rank == s.root; }
-    constexpr int rounds() const { return std::max(1, t.levels + (forward() ? 1 : 0)); }
-    /// Where this rank accumulates: the output at the root, scratch elsewhere.
-    constexpr region acc() const { return is_root() ? out(0, s.count) : tmp(0, s.count); }
-    constexpr region landing() const { return tmp(is_root() ? 0 : s.count, s.count); }
-    constexpr std::size_t scratch_elems() const { return (is_root() ? 1 : 2) * s.count; }
+    tree_reduce r{s};
+    tree t{s.rank, s.size, r.tree_root()};
+    constexpr int rounds() const { return r.rounds(t.levels); }
+    constexpr region landing() const { return tmp(r.is_root() ? 0 : s.count, s.count); }
+    constexpr std::size_t scratch_elems() const { return (r.is_root() ? 1 : 2) * s.count; }
 
     template <class Emit>
     constexpr void round(int i, Emit&& emit) const {
+      if (r.outside_tree(i, t.levels, emit)) return;
       const std::size_t n = s.count;
-      if (s.size == 1) {
-        if (!s.in_place) emit(step::copy(in(0, n), out(0, n)));
-        return;
-      }
-      if (i == t.levels) {  // forward: tree rank 0 hands the result to the root
-        if (s.rank == 0) emit(step::send(s.root, acc()));
-        if (is_root()) emit(step::recv(0, out(0, n)));
-        return;
-      }
       const int m = 1 << i;
       const bool started = t.has_child_below(m);
-      // Before its first child's data arrives, a rank's value is still its input
-      // (which the root's output holds already when in place).
-      const bool acc_holds_value = started || (is_root() && s.in_place);
+      const bool acc_holds_value = r.acc_holds_value(started);
       if (t.v % (2 * m) == m) {
-        emit(step::send(t.real(t.v - m), acc_holds_value ? acc() : in(0, n)));
+        emit(step::send(t.real(t.v - m), acc_holds_value ? r.acc() : in(0, n)));
       } else if (t.v % (2 * m) == 0 && t.v + m < s.size) {
-        const region value = acc_holds_value ? acc() : in(0, n);
+        const region value = acc_holds_value ? r.acc() : in(0, n);
         // The child's group holds higher ranks, so it is the right operand; the
         // first contribution can land straight in acc unless acc holds the input.
-        const region land = acc_holds_value ? landing() : acc();
-        emit(step::recv_reduce(t.real(t.v + m), land, value, acc(), false));
+        const region land = acc_holds_value ? landing() : r.acc();
+        emit(step::recv_reduce(t.real(t.v + m), land, value, r.acc(), false));
       }
     }
   };
@@ -200,11 +219,39 @@ struct binomial {
     }
   };
 
+  /// Gather phase of a composite reduce: every rank's block already lies at
+  /// its place in `data`, so a subtree's blocks are at most two regions (they
+  /// wrap past real rank size − 1), sent as they are.
+  struct gather_phase_plan {
+    gather_phase s;
+    tree t{s.rank, s.size, s.root};
+    constexpr int rounds() const { return t.levels; }
+    constexpr std::size_t scratch_elems() const { return s.data == buffer::scratch ? s.base + s.layout.total : 0; }
+    /// Blocks of virtual ranks [first, last), which do not wrap.
+    constexpr region blocks(int first, int last) const {
+      const int real_first = t.real(first);
+      return s.layout.blocks(s.data, s.base, real_first, real_first + (last - first));
+    }
+    template <class Emit>
+    constexpr void round(int i, Emit&& emit) const {
+      const int m = 1 << i;
+      if (t.v % (2 * m) == m) {
+        const int parent = t.real(t.v - m);
+        t.pieces(t.v, t.v + t.subtree(), [&](int a, int b) { emit(step::send(parent, blocks(a, b))); });
+      } else if (t.v % (2 * m) == 0 && t.v + m < s.size) {
+        const int child = t.v + m;
+        t.pieces(child, std::min(t.v + 2 * m, s.size),
+                 [&](int a, int b) { emit(step::recv(t.real(child), blocks(a, b))); });
+      }
+    }
+  };
+
   static constexpr bcast_plan plan(const bcast_shape& s) { return {s}; }
   static constexpr reduce_plan plan(const reduce_shape& s) { return {s}; }
   static constexpr gather_plan plan(const gather_shape& s) { return {s}; }
   static constexpr scatter_plan plan(const scatter_shape& s) { return {s}; }
   static constexpr scatter_phase_plan plan(const scatter_phase& s) { return {s}; }
+  static constexpr gather_phase_plan plan(const gather_phase& s) { return {s}; }
 };
 
 }  // namespace hpcoll::schedule

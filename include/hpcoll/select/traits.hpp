@@ -50,16 +50,20 @@ struct collective_traits {};
 
 namespace hana = boost::hana;
 
+// The segmented trees (pipeline, segmented_binary, segmented_binomial) and
+// rabenseifner_reduce are no bcast or reduce candidates: priced with the
+// built-in machine they displace binomial at np 2 and 4 from 80 kB up, where
+// this project's machine measured them up to 2x slower (docs/schedules.md).
 template <>
 struct collective_traits<bcast_shape> {
   static constexpr auto candidates =
       hana::tuple_t<schedule::binomial, schedule::linear, schedule::scatter_ring_allgather,
-                    schedule::scatter_recursive_doubling_allgather>;
+                    schedule::scatter_recursive_doubling_allgather, schedule::knomial<4>>;
   static constexpr message_size size = message_size::vector;
 };
 template <>
 struct collective_traits<reduce_shape> {
-  static constexpr auto candidates = hana::tuple_t<schedule::binomial, schedule::linear>;
+  static constexpr auto candidates = hana::tuple_t<schedule::binomial, schedule::linear, schedule::knomial<4>>;
   static constexpr message_size size = message_size::vector;
 };
 template <>
