@@ -105,16 +105,22 @@ class round_runner {
 public:
   round_runner(MPI_Comm comm, int tag, const buffers<T>& mem, const Op& op, std::vector<step>& steps,
                std::vector<MPI_Request>& requests)
+      : round_runner(comm, tag, mem, op, requests) {
+    steps_ = &steps;
+    round_ = steps;
+  }
+  /// A runner of rounds whose steps the caller has at hand (run_round only).
+  round_runner(MPI_Comm comm, int tag, const buffers<T>& mem, const Op& op, std::vector<MPI_Request>& requests)
       : comm_(comm), tag_(tag), type_(datatype_of<T>()), chunk_(max_message_elems<T>()), mem_(mem), op_(op),
-        steps_(steps), round_(steps), requests_(requests) {}
+        requests_(requests) {}
 
   /// Round r up to its wait: post the receives, run the local steps, post the sends.
   template <class Plan>
   void begin(const Plan& plan, int r) {
-    steps_.clear();
+    steps_->clear();
     requests_.clear();
-    plan.round(r, step_sink(steps_));
-    round_ = steps_;
+    plan.round(r, step_sink(*steps_));
+    round_ = *steps_;
     post_round();
   }
 
@@ -136,9 +142,9 @@ public:
   void run(const Plan& plan, int first = 0) {
     const int rounds = plan.rounds();
     for (int r = first; r < rounds; ++r) {
-      steps_.clear();
-      plan.round(r, step_sink(steps_));
-      run_round(steps_, round_summary::of(steps_));
+      steps_->clear();
+      plan.round(r, step_sink(*steps_));
+      run_round(*steps_, round_summary::of(*steps_));
     }
   }
 
@@ -257,7 +263,7 @@ private:
   std::size_t chunk_;
   const buffers<T>& mem_;
   const Op& op_;
-  std::vector<step>& steps_;           ///< where a plan's round is emitted
+  std::vector<step>* steps_ = nullptr;  ///< where a plan's round is emitted (begin, run)
   std::span<const step> round_;        ///< the steps of the current round
   std::vector<MPI_Request>& requests_;
 };

@@ -68,8 +68,8 @@ private:
 
 /// The calling thread's recorded plans of one Choice (a named schedule, or
 /// the dispatcher's choices for one collective) for one Shape: the last few
-/// (alternative, shape) pairs, replaced round robin; plus the working storage
-/// their replay uses. A plan depends on the shape alone, so one recording
+/// (alternative, shape) pairs, replaced round robin; plus the requests their
+/// replay posts. A plan depends on the shape alone, so one recording
 /// serves every communicator.
 template <class Choice, class Shape>
 class recorded_plans {
@@ -93,8 +93,7 @@ public:
   /// Held while a replay runs: a call made inside it on the same thread (by a
   /// user op) must not replace the plan being replayed, and records nothing.
   bool busy = false;
-  std::vector<step> steps;
-  std::vector<MPI_Request> requests;
+  std::vector<MPI_Request> requests;  ///< a replayed round's posted messages
 
 private:
   static constexpr std::size_t ways = 4;
@@ -153,7 +152,7 @@ void execute_choice(MPI_Comm comm, int tag, const Choice& choice, const Shape& s
         std::optional<thread_lease<scratch_block>> scratch;
         if (plan->scratch_elems() != 0) scratch.emplace();
         const buffers<T> mem{input, output, scratch ? (*scratch)->template reserve<T>(plan->scratch_elems()) : nullptr};
-        round_runner<T, Op> runner(comm, tag, mem, op, plans.steps, plans.requests);
+        round_runner<T, Op> runner(comm, tag, mem, op, plans.requests);
         for (const recorded_plan::round& r : plan->rounds()) runner.run_round(plan->steps(r), r.summary);
         return;
       }
