@@ -33,6 +33,7 @@
 #include <boost/hana/type.hpp>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <hpcoll/hpcoll.hpp>
@@ -427,8 +428,36 @@ void register_collective(const options& o, const hpcoll::communicator& comm, buf
   });
 }
 
+/// Every rank's plan of schedule S for the call, hashed (FNV-1a): candidates
+/// with the same fingerprint send the same messages in the same rounds, so
+/// their measured times differ by noise only (./hpcoll tune --evaluate pools them).
+template <class S, class Shape>
+std::string plan_fingerprint(const Shape& shape) {
+  std::uint64_t h = 14695981039346656037ull;
+  const auto mix = [&](std::uint64_t v) {
+    for (int b = 0; b < 8; ++b) h = (h ^ ((v >> (8 * b)) & 0xff)) * 1099511628211ull;
+  };
+  const auto mix_region = [&](const hpcoll::region& r) {
+    mix(static_cast<std::uint64_t>(r.buf)), mix(r.offset), mix(r.count);
+  };
+  for (int q = 0; q < shape.size; ++q) {
+    const auto plan = hpcoll::plan_for<S>(hpcoll::for_rank(shape, q));
+    mix(static_cast<std::uint64_t>(q));
+    for (int r = 0; r < plan.rounds(); ++r) {
+      mix(~std::uint64_t{0});  // the round's boundary
+      plan.round(r, [&](const hpcoll::step& st) {
+        mix(static_cast<std::uint64_t>(st.kind)), mix(st.incoming_left), mix(static_cast<std::uint64_t>(st.peer));
+        mix_region(st.a), mix_region(st.b), mix_region(st.dst);
+      });
+    }
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
+
 /// --hpcoll_decisions_out: what the dispatcher (the "default" rows) chooses
-/// for every row of the run, with each candidate's predicted time.
+/// for every row of the run, with each candidate's predicted time and plan fingerprint.
 void write_decisions(const options& o, const hpcoll::communicator& comm, buffers& buf) {
   json::array rows;
   std::string machine_source;
@@ -438,11 +467,19 @@ void write_decisions(const options& o, const hpcoll::communicator& comm, buffers
     for (std::size_t nominal : sizes(o)) {
       const std::optional<call_args> a = args_for<D>(comm, buf, nominal);
       if (!a) continue;
-      const hpcoll::decision decision = hpcoll::explain<typename D::reduction, elem>(D::shape_of(*a));
+      const hpcoll::decision decision = hpcoll::explain<typename D::reduction, elem>(comm, D::shape_of(*a));
       machine_source = decision.machine_source;
+      std::vector<std::string> fingerprints;
+      hpcoll::schedule::for_each_candidate<typename D::shape>([&](auto type, std::size_t) {
+        fingerprints.push_back(plan_fingerprint<typename decltype(type)::type>(D::shape_of(*a)));
+      });
       json::array candidates;
-      for (const auto& c : decision.candidates)
-        if (c.valid) candidates.push_back(json::object{{"schedule", c.schedule}, {"predicted_s", c.predicted_seconds}});
+      for (std::size_t i = 0; i < decision.candidates.size(); ++i) {
+        const auto& c = decision.candidates[i];
+        if (c.valid)
+          candidates.push_back(json::object{{"schedule", c.schedule}, {"predicted_s", c.predicted_seconds},
+                                            {"plan", fingerprints[i]}});
+      }
       rows.push_back(json::object{{"collective", D::name},
                                   {"bytes", row_bytes<D>(*a)},
                                   {"candidates", std::move(candidates)},

@@ -315,9 +315,10 @@ public:
     const std::size_t bytes = buf_.size();
     switch (m) {
       case method::hpcoll_bcast_prepared:
-        return hpcoll::explain<void, std::byte>(hpcoll::bcast_shape{0, group_size_, 0, bytes}).schedule();
+        if (!hprepared_) return "";  // not in the group
+        return hpcoll::explain<void, std::byte>(*hprepared_, hpcoll::bcast_shape{0, group_size_, 0, bytes}).schedule();
       case method::mcast:
-        return hpcoll::explain<void, std::byte>(hpcoll::mcast_shape{0, world_.size(), 0, &members_, bytes})
+        return hpcoll::explain<void, std::byte>(world_, hpcoll::mcast_shape{0, world_.size(), 0, &members_, bytes})
             .schedule();
       case method::mcast_binomial: return hpcoll::schedule_name<S::binomial>();
       case method::mcast_scatter_ring: return hpcoll::schedule_name<S::scatter_ring_allgather>();

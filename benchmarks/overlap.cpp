@@ -296,8 +296,8 @@ public:
   /// The schedule hpcoll's dispatcher picks for this call.
   std::string schedule() const {
     if (alltoall_)
-      return hpcoll::explain<void, double>(hpcoll::alltoall_shape{rank_, size_, block_}).schedule();
-    return hpcoll::explain<hpcoll::op::sum, double>(hpcoll::allreduce_shape{rank_, size_, in_.size()}).schedule();
+      return hpcoll::explain<void, double>(hc_, hpcoll::alltoall_shape{rank_, size_, block_}).schedule();
+    return hpcoll::explain<hpcoll::op::sum, double>(hc_, hpcoll::allreduce_shape{rank_, size_, in_.size()}).schedule();
   }
 
 private:

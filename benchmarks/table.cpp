@@ -85,33 +85,33 @@ const std::vector<collective>& table_collectives() {
       {"bcast", 1, 1, true, false,
        [](cell& c) { MPI_Bcast(c.out.data(), static_cast<int>(c.n), MPI_INT, root, MPI_COMM_WORLD); },
        [](cell& c) { hpcoll::bcast(*c.comm, c.output(), root); },
-       [](const cell& c) { return hpcoll::explain<void, elem>(hpcoll::bcast_shape{c.rank, c.p, root, c.n}); }},
+       [](const cell& c) { return hpcoll::explain<void, elem>(*c.comm, hpcoll::bcast_shape{c.rank, c.p, root, c.n}); }},
       {"reduce", 1, 1, false, true,
        [](cell& c) {
          MPI_Reduce(c.in.data(), c.out.data(), static_cast<int>(c.n), MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
        },
        [](cell& c) { hpcoll::reduce(*c.comm, c.input(), c.output(), sum{}, root); },
-       [](const cell& c) { return hpcoll::explain<sum, elem>(hpcoll::reduce_shape{c.rank, c.p, root, c.n}); }},
+       [](const cell& c) { return hpcoll::explain<sum, elem>(*c.comm, hpcoll::reduce_shape{c.rank, c.p, root, c.n}); }},
       {"allreduce", 1, 1, false, false,
        [](cell& c) {
          MPI_Allreduce(c.in.data(), c.out.data(), static_cast<int>(c.n), MPI_INT, MPI_SUM, MPI_COMM_WORLD);
        },
        [](cell& c) { hpcoll::allreduce(*c.comm, c.input(), c.output(), sum{}); },
-       [](const cell& c) { return hpcoll::explain<sum, elem>(hpcoll::allreduce_shape{c.rank, c.p, c.n}); }},
+       [](const cell& c) { return hpcoll::explain<sum, elem>(*c.comm, hpcoll::allreduce_shape{c.rank, c.p, c.n}); }},
       {"allgather", 1, 0, false, false,
        [](cell& c) {
          const int count = static_cast<int>(c.n);
          MPI_Allgather(c.in.data(), count, MPI_INT, c.out.data(), count, MPI_INT, MPI_COMM_WORLD);
        },
        [](cell& c) { hpcoll::allgather(*c.comm, c.input(), c.output()); },
-       [](const cell& c) { return hpcoll::explain<void, elem>(hpcoll::allgather_shape{c.rank, c.p, c.n}); }},
+       [](const cell& c) { return hpcoll::explain<void, elem>(*c.comm, hpcoll::allgather_shape{c.rank, c.p, c.n}); }},
       {"alltoall", 0, 0, false, false,
        [](cell& c) {
          const int count = static_cast<int>(c.n);
          MPI_Alltoall(c.in.data(), count, MPI_INT, c.out.data(), count, MPI_INT, MPI_COMM_WORLD);
        },
        [](cell& c) { hpcoll::alltoall(*c.comm, c.input(), c.output()); },
-       [](const cell& c) { return hpcoll::explain<void, elem>(hpcoll::alltoall_shape{c.rank, c.p, c.n}); }},
+       [](const cell& c) { return hpcoll::explain<void, elem>(*c.comm, hpcoll::alltoall_shape{c.rank, c.p, c.n}); }},
   };
   return all;
 }

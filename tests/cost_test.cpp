@@ -7,9 +7,11 @@
 #include <hpcoll/select/cost.hpp>
 #include <hpcoll/select/dispatch.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -22,8 +24,10 @@ using hpcoll::predict_sampled;
 namespace {
 
 /// Distinct parameters, so that a term counted wrongly shows. Hockney: gap = α,
-/// no local copy cost.
-constexpr machine hockney{.alpha = 3e-6, .beta = 7e-10, .gamma = 1.3e-9, .gap = 3e-6, .overhead = 0, .copy = 0};
+/// no local copy cost, no protocol step, no in-cache rates.
+constexpr std::size_t never = std::numeric_limits<std::size_t>::max();
+constexpr machine hockney{.alpha = 3e-6, .beta = 7e-10, .gamma = 1.3e-9, .gap = 3e-6, .overhead = 0, .copy = 0,
+                          .eager_bytes = never, .cache_bytes = 0};
 constexpr double a = hockney.alpha, b = hockney.beta, g = hockney.gamma;
 
 int ceil_lg(int p) { return p <= 1 ? 0 : std::bit_width(static_cast<unsigned>(p - 1)); }
@@ -110,6 +114,49 @@ TEST_CASE("cost.gap_and_copies") {
   CHECK(predict<S::bruck>(hpcoll::alltoall_shape{0, p, block, false, 1}, m).critical.copied > 0);
 }
 
+TEST_CASE("cost.protocol_cache_and_crowding") {
+  machine m = hockney;
+  m.eager_bytes = 1000;
+  m.rendezvous = 5e-6;
+  const double r = m.rendezvous;
+  for (const int p : {2, 5, 8}) {
+    const std::size_t n = 2000;  // messages of 2000 bytes: beyond the eager size
+    const auto N = static_cast<double>(n);
+    // Every message of a binomial broadcast shakes hands first.
+    CHECK_COST(predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, n, 1}, m), ceil_lg(p) * (a + r + N * b));
+    CHECK_COST(predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, 1000, 1}, m), ceil_lg(p) * (a + 1000 * b));
+    // The linear root's p − 1 messages each shake hands.
+    CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, n, 1}, m), a + (p - 2) * a + (p - 1) * (r + N * b));
+  }
+  // In cache: a round that reduces at most cache_bytes does so at gamma_cached.
+  m = hockney;
+  m.cache_bytes = 4096;
+  m.gamma_cached = 1e-10;
+  for (const std::size_t n : {std::size_t{4096}, std::size_t{4097}}) {
+    const int p = 4;
+    const auto N = static_cast<double>(n);
+    const double gamma = n <= m.cache_bytes ? m.gamma_cached : m.gamma;
+    CHECK_COST(predict<S::recursive_doubling>(hpcoll::allreduce_shape{0, p, n, true, false, 1}, m),
+               2 * (a + N * b + N * gamma));
+  }
+  // Crowded: a round in which a rank receives what it sends on in the next
+  // round costs 2 (ranks per core − 1) switch times more. A binomial broadcast
+  // forwards in all rounds but the last; a linear one never does.
+  m = hockney;
+  m.ranks_per_core = 3;
+  m.switch_time = 1e-6;
+  const double wait = 2 * 2 * m.switch_time;
+  for (const int p : {2, 4, 8}) {
+    const std::size_t n = 64;
+    CHECK_COST(predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, n, 1}, m),
+               ceil_lg(p) * (a + 64 * b) + (ceil_lg(p) - 1) * wait);
+    CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, n, 1}, m), (p - 1) * (a + 64 * b));
+    // Recursive doubling forwards every round's sum but the last's.
+    CHECK_COST(predict<S::recursive_doubling>(hpcoll::allreduce_shape{0, p, n, true, false, 1}, m),
+               ceil_lg(p) * (a + 64 * b + 64 * g) + (ceil_lg(p) - 1) * wait);
+  }
+}
+
 TEST_CASE("cost.compile_time") {
   // For a fixed p and size, schedules compare in static_assert ...
   constexpr hpcoll::allreduce_shape small{0, 64, 16, true, false, 8}, large{0, 64, std::size_t{1} << 22, true, false, 8};
@@ -173,8 +220,12 @@ struct shortcut_check {
 TEST_CASE("cost.shortcuts") {
   // Above 64 ranks the dispatcher takes the shortcuts schedules declare
   // (sampled ranks, cost hints); for every candidate of every collective it
-  // must find the full walk's cost, rounds and critical terms.
-  const machine m{.alpha = 3e-6, .beta = 7e-10, .gamma = 1.3e-9, .gap = 1e-6, .overhead = 0, .copy = 2e-10};
+  // must find the full walk's cost, rounds and critical terms — on a machine
+  // whose protocol step and cache size fall inside the sizes tried. (A crowded
+  // machine gets the full walk: see predict_sampled.)
+  const machine m{.alpha = 3e-6, .beta = 7e-10, .gamma = 1.3e-9, .gap = 1e-6, .overhead = 0, .copy = 2e-10,
+                  .eager_bytes = 1000, .rendezvous = 4e-6, .cache_bytes = 20000, .gamma_cached = 3e-10,
+                  .copy_cached = 1e-10};
   shortcut_check c{m};
   for (const int p : {65, 100, 128, 200, 257, 300, 384, 513, 1000, 2048}) {
     const auto P = static_cast<std::size_t>(p);
@@ -225,7 +276,10 @@ TEST_CASE("cost.busiest_run_sum") {
   hpcoll::detail::stated_hints h;
   h.first = {.sends = 0, .recvs = 0, .out = 0, .in = 40, .reduced = 3, .copied = 0};
   h.growth = {.sends = 1, .recvs = 0, .out = 7, .in = 0, .reduced = 1, .copied = 2};
-  const machine m{.alpha = 3e-6, .beta = 7e-10, .gamma = 1.3e-9, .gap = 1e-6, .overhead = 0, .copy = 2e-10};
+  // The protocol step (56 bytes a message) and the cache size are crossed within the run.
+  const machine m{.alpha = 3e-6, .beta = 7e-10, .gamma = 1.3e-9, .gap = 1e-6, .overhead = 0, .copy = 2e-10,
+                  .eager_bytes = 50, .rendezvous = 4e-6, .cache_bytes = 400, .gamma_cached = 3e-10,
+                  .copy_cached = 1e-10};
   for (const int rounds : {1, 2, 9, 100, 1001}) {
     for (const int recvs : {0, 4}) {
       h.first.recvs = recvs;
@@ -233,7 +287,7 @@ TEST_CASE("cost.busiest_run_sum") {
       hpcoll::detail::rounds_cost each;
       for (int j = 0; j < rounds; ++j) {
         hpcoll::detail::slowest_rank one{m, 8};
-        one.show(hpcoll::detail::grown(h.first, h.growth, j));
+        one.show(hpcoll::detail::grown(h.first, h.growth, j), false);
         each.add(one.cost());
       }
       INFO("rounds ", rounds, ", receives ", recvs);
@@ -242,8 +296,17 @@ TEST_CASE("cost.busiest_run_sum") {
       CHECK(sum.critical.bytes == doctest::Approx(each.critical.bytes).epsilon(1e-12));
       CHECK(sum.critical.reduced == doctest::Approx(each.critical.reduced).epsilon(1e-12));
       CHECK(sum.critical.copied == doctest::Approx(each.critical.copied).epsilon(1e-12));
+      CHECK(sum.critical.handshakes == doctest::Approx(each.critical.handshakes).epsilon(1e-12));
     }
   }
+}
+
+TEST_CASE("cost.crowded_takes_the_full_walk") {
+  machine m{};
+  m.ranks_per_core = 2;
+  const hpcoll::bcast_shape call{0, 300, 7, 1000, 1};
+  CHECK(predict_sampled<S::binomial>(call, m).seconds == predict<S::binomial>(call, m).seconds);
+  CHECK(predict_sampled<S::binomial>(call, m).critical.waits > 0);
 }
 
 TEST_CASE("cost.shortcuts_need_blocks_alike") {

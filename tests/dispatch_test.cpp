@@ -30,9 +30,11 @@ namespace {
 
 /// A machine file with round numbers, and a γ for sum/float64 that differs
 /// from the default one, so the test sees which γ priced the call.
+/// Hockney's model: no protocol step, no in-cache rates (a file turns them off).
 constexpr const char* synthetic_machine = R"({
   "format": "hpcoll-machine-1",
   "alpha": 1e-5, "beta": 1e-9, "gap": 1e-5, "overhead": 0, "copy": 0,
+  "eager_bytes": 18446744073709551615, "cache_bytes": 0,
   "gamma": {"default": 1.0, "sum/float64": 5e-10}
 })";
 
@@ -168,7 +170,7 @@ TEST_CASE("dispatch.free_functions_run_the_choice") {
   check_allreduce(c, 3);
   check_allreduce(c, 5);  // 40 bytes: another size class
   check_allreduce(c, 3);  // 24 bytes again: the decision is remembered
-  const std::string chosen = hpcoll::explain<hpcoll::op::sum, double>(hpcoll::allreduce_shape{c.rank(), c.size(), 3}).schedule();
+  const std::string chosen = hpcoll::explain<hpcoll::op::sum, double>(c, hpcoll::allreduce_shape{c.rank(), c.size(), 3}).schedule();
   CHECK(calls(c, "allreduce", chosen) >= 2);
   std::uint64_t total = 0;
   for (const auto& n : hpcoll::schedule_counts(c)) total += n.calls;
@@ -241,7 +243,7 @@ TEST_CASE("dispatch.decisions_per_communicator") {
   // Communicators made one after another (often at the same address) start
   // with no decisions and no counts: the model decides, one call is counted.
   const std::string model =
-      hpcoll::explain<hpcoll::op::sum, double>(hpcoll::allreduce_shape{first.rank(), first.size(), 9}).schedule();
+      hpcoll::explain<hpcoll::op::sum, double>(first, hpcoll::allreduce_shape{first.rank(), first.size(), 9}).schedule();
   for (int i = 0; i < 2; ++i) {
     const hpcoll::communicator later(MPI_COMM_WORLD);
     check_allreduce(later, 9);
@@ -255,7 +257,7 @@ TEST_CASE("dispatch.tuning_file" * doctest::skip()) {
   const hpcoll::communicator c(MPI_COMM_WORLD);
   check_allreduce(c, 16);  // 128 bytes: entry 1 says linear
   CHECK(calls(c, "allreduce", "linear") == 1);
-  const auto d = hpcoll::explain<hpcoll::op::sum, double>(hpcoll::allreduce_shape{c.rank(), c.size(), 16});
+  const auto d = hpcoll::explain<hpcoll::op::sum, double>(c, hpcoll::allreduce_shape{c.rank(), c.size(), 16});
   CHECK(contains(d.reason, "tuning_small.json, entry 1 (allreduce"));
   check_allreduce(c, 1 << 12);  // 32 KiB: no entry, the model
   CHECK(calls(c, "allreduce", "linear") == 1);
@@ -279,7 +281,7 @@ TEST_CASE("dispatch.verbose" * doctest::skip()) {
     const hpcoll::communicator c(MPI_COMM_WORLD);
     check_allreduce(c, 1 << 12);
     check_allreduce(c, 1 << 12);
-    chosen = hpcoll::explain<hpcoll::op::sum, double>(hpcoll::allreduce_shape{c.rank(), c.size(), 1 << 12}).schedule();
+    chosen = hpcoll::explain<hpcoll::op::sum, double>(c, hpcoll::allreduce_shape{c.rank(), c.size(), 1 << 12}).schedule();
   }
   std::fflush(stderr);
   dup2(saved, STDERR_FILENO);

@@ -84,7 +84,7 @@ TEST_CASE("machine_file.syntax_errors") {
 TEST_CASE("machine_file.round_trip") {
   temp_dir dir("round_trip");
   hpcoll::machine_profile p;
-  p.base = {1.25e-6, 1.1e-10, 3.3e-10, 4.5e-7, 1.2e-7, 8.75e-11};
+  p.base = {1.25e-6, 1.1e-10, 3.3e-10, 4.5e-7, 1.2e-7, 8.75e-11, 12288, 2.5e-6, 1 << 20, 4e-11, 3e-11, 7e-6};
   p.gammas = {{"sum", "int32", 1.1e-10}, {"sum", "float64", 2.2e-10}, {"max", "uint8", 0.0}};
   p.measured = R"({"host":"node \"1\"","np":2,"pingpong":[{"bytes":0,"seconds":1.3e-06}]})";
 
@@ -103,6 +103,9 @@ TEST_CASE("machine_file.round_trip") {
   CHECK(text.starts_with("{\n  \"format\": \"hpcoll-machine-1\",\n  \"alpha\": 1.25e-06,"));
   CHECK(contains(text, "\"gamma\": {\n    \"default\": 3.3e-10,\n    \"sum/int32\": 1.1e-10,"));
   CHECK(contains(text, "\"sum/float64\": 2.2e-10"));
+  CHECK(contains(text, "\"eager_bytes\": 12288,"));
+  CHECK(contains(text, "\"cache_bytes\": 1048576,"));
+  CHECK(contains(text, "\"switch_time\": 7e-06,"));
   for (double d : {1.0 / 3, 2e-6, 6.02214076e23, 5e-324, 1.7976931348623157e308, 0.1 + 0.2}) {
     p.base.beta = d;
     CHECK(hpcoll::parse_machine_profile(hpcoll::machine_profile_text(p), "<text>").base.beta == d);
@@ -121,9 +124,17 @@ TEST_CASE("machine_file.round_trip") {
   CHECK(r.base.alpha == 7e-6);
   CHECK(r.measured.empty());
 
-  // A file written by hand with the documented example values.
+  // A file written by hand with the documented example values; the keys it
+  // does not have (the protocol step, in-cache rates, switch time) keep the
+  // built-in defaults.
   const hpcoll::machine_profile h = hpcoll::load_machine_profile(dir.file("hand.json", valid_file));
   CHECK(h.base == hpcoll::machine{1.5e-6, 2e-10, 3e-10, 4e-7, 1e-7, 9e-11});
+  const std::string with_step = std::string(valid_file).insert(valid_file.find("\"gamma\""),
+                                                               "\"eager_bytes\": 65536, \"switch_time\": 0, ");
+  const hpcoll::machine_profile w = hpcoll::load_machine_profile(dir.file("step.json", with_step));
+  CHECK(w.base.eager_bytes == 65536);
+  CHECK(w.base.switch_time == 0);
+  CHECK(w.base.rendezvous == hpcoll::machine{}.rendezvous);
   CHECK(h.gammas.size() == 3);
   CHECK(h.measured == R"({"host":"example","np":2,"samples":[1,2,3]})");
 }
@@ -234,6 +245,14 @@ TEST_CASE("machine_file.malformed_file") {
        "\"gamma\".\"sum/float64\" is negative"},
       {"gamma_value.json", replaced(valid_file, "\"default\": 3e-10", "\"default\": [3e-10]"),
        "\"gamma\".\"default\" must be a number"},
+      {"eager.json", replaced(valid_file, "\"copy\": 9e-11", "\"copy\": 9e-11, \"eager_bytes\": 4096.5"),
+       "\"eager_bytes\" is 4096.5; it must be a whole number of bytes"},
+      {"cache.json", replaced(valid_file, "\"copy\": 9e-11", "\"copy\": 9e-11, \"cache_bytes\": -1"),
+       "\"cache_bytes\" is -1; it must be a whole number of bytes"},
+      {"rendezvous.json", replaced(valid_file, "\"copy\": 9e-11", "\"copy\": 9e-11, \"rendezvous\": -2e-6"),
+       "\"rendezvous\" is negative (-2e-6)"},
+      {"switch.json", replaced(valid_file, "\"copy\": 9e-11", "\"copy\": 9e-11, \"switch_time\": \"1us\""),
+       "\"switch_time\" must be a number"},
       {"measured.json", replaced(valid_file, "\"measured\": {\"host\": \"example\", \"np\": 2, \"samples\": [1, 2, 3]}",
                                  "\"measured\": 5"),
        "\"measured\" must be an object, found number"},
@@ -339,6 +358,10 @@ TEST_CASE("machine_file.calibrated" * doctest::skip()) {
   CHECK(p.base.gap > 0);
   CHECK(p.base.overhead > 0);
   CHECK(p.base.copy > 0);
+  CHECK(p.base.gamma_cached > 0);
+  CHECK(p.base.copy_cached > 0);
+  CHECK(p.base.cache_bytes >= std::size_t{64} << 10);
+  CHECK(p.base.eager_bytes >= 1024);
   for (const char* o : {"sum", "prod", "min", "max"})
     for (const char* t : {"int32", "int64", "float32", "float64"}) {
       CAPTURE(o);
@@ -357,4 +380,5 @@ TEST_CASE("machine_file.calibrated" * doctest::skip()) {
   const auto pingpong = detail::json_member(measured.get(), "pingpong");
   REQUIRE(pingpong);
   CHECK(json_object_array_length(*pingpong) > 2);
+  for (const char* record : {"protocol", "switch"}) CHECK(detail::json_member(measured.get(), record));
 }

@@ -3,6 +3,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <concepts>
@@ -10,7 +11,12 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <vector>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #include "error.hpp"
 #include "mpi_call.hpp"
@@ -35,9 +41,33 @@ struct communicator_facts {
   int rank;
   int size;
   int tag_span;           ///< tags 0 .. tag_span − 1 are valid (MPI_TAG_UB + 1)
+  double ranks_per_core;  ///< on the communicator's most crowded node (communicator::ranks_per_core)
 };
 
 namespace detail {
+/// The ranks of `comm` per core on its most crowded node, the same on every
+/// rank: a node's cores are the union of its ranks' affinity masks (where the
+/// OS tells them; else the node's hardware threads).
+inline double crowding(MPI_Comm comm) {
+  MPI_Comm node;
+  HPCOLL_MPI(MPI_Comm_split_type, comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int ranks = 1;
+  HPCOLL_MPI(MPI_Comm_size, node, &ranks);
+  int cores = static_cast<int>(std::thread::hardware_concurrency());
+#if defined(__linux__)
+  cpu_set_t mine, node_cores;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);
+  // Bitwise OR is defined on MPI_BYTE.
+  HPCOLL_MPI(MPI_Allreduce, &mine, &node_cores, static_cast<int>(sizeof mine), MPI_BYTE, MPI_BOR, node);
+  if (CPU_COUNT(&node_cores) > 0) cores = CPU_COUNT(&node_cores);
+#endif
+  HPCOLL_MPI(MPI_Comm_free, &node);
+  double crowded = static_cast<double>(ranks) / std::max(cores, 1);
+  HPCOLL_MPI(MPI_Allreduce, MPI_IN_PLACE, &crowded, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return crowded;
+}
+
 /// The base of every communicator service (see communicator::service).
 class communicator_service {
 public:
@@ -76,6 +106,10 @@ public:
   /// A number no other communicator of the process has had (copies share
   /// it), never 0: lets a thread keep what it looked up on a communicator.
   std::uint64_t serial() const noexcept { return state_->serial; }
+  /// Ranks per core on the communicator's most crowded node (same on every
+  /// rank; 0.5: half the cores busy, 2: two ranks share each core). The cost
+  /// model charges a rank that waits on a crowded node for the others on its core.
+  double ranks_per_core() const noexcept { return state_->facts.ranks_per_core; }
 
   /// Tag for the next collective operation. Every rank calls collectives on a
   /// communicator in the same order, so every rank draws the same tag; the tag
@@ -137,6 +171,7 @@ private:
       facts.tag_span = found ? *static_cast<int*>(value) : 32767;
       HPCOLL_MPI(MPI_Comm_dup, facts.comm, &facts.unsequenced);
       HPCOLL_MPI(MPI_Comm_set_errhandler, facts.unsequenced, MPI_ERRORS_RETURN);
+      facts.ranks_per_core = detail::crowding(facts.comm);
     }
     ~state() {
       while (!made.empty()) made.pop_back();
@@ -149,7 +184,7 @@ private:
     state(const state&) = delete;
     state& operator=(const state&) = delete;
 
-    communicator_facts facts{MPI_COMM_NULL, MPI_COMM_NULL, 0, 0, 32767};
+    communicator_facts facts{MPI_COMM_NULL, MPI_COMM_NULL, 0, 0, 32767, 1};
     std::uint64_t serial = next_serial();
     int next_tag = 0;
     std::array<std::atomic<detail::communicator_service*>, max_services> services{};

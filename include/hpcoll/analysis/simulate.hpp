@@ -11,7 +11,8 @@
 // posted. The two agree on symmetric schedules with Hockney parameters and
 // differ where ranks run ahead (trees with idle ranks, folds of non-powers of
 // two, linear reductions), where ports are contended across rounds, and where
-// overheads are not zero.
+// overheads are not zero. The cost model's protocol step (eager_bytes,
+// rendezvous), in-cache rates and crowded cores are not simulated.
 //
 // The model (all times in seconds, m = the machine):
 //   - Every rank starts round 0 at time 0. A round runs the plan's semantics

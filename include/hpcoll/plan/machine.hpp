@@ -2,20 +2,43 @@
 // network simulator (analysis/simulate.hpp) price a schedule's plans with.
 #pragma once
 
+#include <cstddef>
+
 namespace hpcoll {
 
-/// Hockney α-β-γ parameters plus the LogGP gap and overhead, in seconds and
-/// seconds per byte. The defaults describe a generic cluster node pair
-/// (2 µs latency, 10 GB/s links, 5 GB/s reduction, 10 GB/s copies); the
-/// calibration program (`./hpcoll calibrate`) measures the machine at hand and
+/// Hockney α-β-γ parameters plus the LogGP gap and overhead, the transport's
+/// protocol change, in-cache rates and the cost of a crowded node, in seconds,
+/// seconds per byte and bytes. The defaults describe shared memory on a common
+/// multi-core machine (Open MPI's shared-memory transport on x86-64): each is
+/// the rounded mean of `./hpcoll calibrate` on two such machines, an Intel
+/// Xeon and an AMD EPYC (docs/calibration.md, "The built-in defaults"). The
+/// calibration program measures the machine at hand and
 /// select/machine_file.hpp loads what it wrote.
 struct machine {
-  double alpha = 2e-6;    ///< latency of one message (LogGP L, plus the overheads in the Hockney model)
-  double beta = 1e-10;    ///< per byte transferred (1 / bandwidth; LogGP G)
-  double gamma = 2e-10;   ///< per byte combined by a reduction
-  double gap = 2e-6;      ///< LogGP g: between consecutive messages one rank posts (gap = alpha: Hockney)
-  double overhead = 0;    ///< LogGP o: CPU time per message at the sender and at the receiver
-  double copy = 1e-10;    ///< per byte copied locally (packing, staging)
+  double alpha = 0.4e-6;      ///< latency of one message (LogGP L, plus the overheads in the Hockney model)
+  double beta = 1.2e-10;      ///< per byte transferred (1 / bandwidth; LogGP G)
+  double gamma = 1.2e-10;     ///< per byte combined by a reduction, vectors beyond the caches
+  double gap = 0.07e-6;       ///< LogGP g: between consecutive messages one rank posts (gap = alpha: Hockney)
+  double overhead = 0.05e-6;  ///< LogGP o: CPU time per message at the sender and at the receiver
+  double copy = 1.2e-10;      ///< per byte copied locally (packing, staging), beyond the caches
+
+  /// Messages of more than eager_bytes go by the transport's rendezvous
+  /// protocol: a handshake before the data, `rendezvous` seconds each.
+  std::size_t eager_bytes = 4040;
+  double rendezvous = 1.5e-6;
+  /// A round that reduces, or copies, at most cache_bytes works in cache, at
+  /// these rates per byte.
+  std::size_t cache_bytes = 1 << 20;
+  double gamma_cached = 3e-11;
+  double copy_cached = 2e-11;
+  /// More ranks than cores: what a message costs more when its two ranks
+  /// share one core (one gets it only when the other yields), per other rank on the core.
+  double switch_time = 1.3e-6;
+
+  /// Ranks per core on the most crowded node of the communicator: not a
+  /// property of the machine but of the placement (communicator::ranks_per_core());
+  /// the dispatcher sets it, 1 describes ranks with a core each.
+  double ranks_per_core = 1;
 
   friend constexpr bool operator==(const machine&, const machine&) = default;
 };

@@ -32,12 +32,12 @@ struct automatic {
   }
 
   /// The plan the dispatcher chooses from the current machine file, tuning
-  /// table and environment, without a communicator's memory of decisions and
-  /// with the machine's default γ: lets the verifier, the cost model and the
+  /// table and environment, without a communicator's memory of decisions,
+  /// with the machine's default γ and a core per rank: lets the verifier, the cost model and the
   /// simulator take schedule::automatic like any schedule.
   template <dispatchable Shape>
   static auto plan(const Shape& s) {
-    return pick(s, hpcoll::detail::decide_now<Shape, void, void>(s).choice);
+    return pick(s, hpcoll::detail::decide_now<Shape, void, void>(s, 1).choice);
   }
 
 private:

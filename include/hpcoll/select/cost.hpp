@@ -3,8 +3,12 @@
 // For one call (a shape) and a machine, every rank's plan is walked round by
 // round. A rank's time in a round is
 //     α + (m − 1)·g                 for its m messages (m = max(sends, receives); g = α is Hockney's m·α)
+//   + rendezvous · h                for its h messages beyond the transport's eager size
 //   + β · max(bytes sent, bytes received)   (links are full duplex)
-//   + γ · bytes reduced + copy · bytes copied locally,
+//   + γ · bytes reduced + copy · bytes copied locally (in-cache rates when the round's bytes fit)
+//   + 2 (ranks per core − 1) · switch_time  on a crowded node, when it receives and sends on in
+//                                           the next round: the message it waits for needed its
+//                                           sender to get a core, what it sends needs it to get one,
 // the round costs the maximum over ranks (rounds are aligned: see plan/plan.hpp),
 // and the call costs the sum over rounds. The model reads the very plans the
 // executors run, so model and schedule cannot drift apart. Everything is
@@ -39,10 +43,12 @@ namespace hpcoll {
 /// The quantities a cost is made of, summed over rounds along the critical
 /// rank of each round (the rank whose round took longest).
 struct cost_terms {
-  double messages = 0;  ///< α terms (gap terms counted as messages beyond the first)
-  double bytes = 0;     ///< β terms
-  double reduced = 0;   ///< γ terms
-  double copied = 0;    ///< copy terms
+  double messages = 0;    ///< α terms (gap terms counted as messages beyond the first)
+  double handshakes = 0;  ///< rendezvous terms: messages beyond the eager size
+  double bytes = 0;       ///< β terms
+  double reduced = 0;     ///< γ terms
+  double copied = 0;      ///< copy terms
+  double waits = 0;       ///< rounds in which the rank receives what it sends on next round (a crowded node charges them)
 };
 
 struct prediction {
@@ -53,15 +59,40 @@ struct prediction {
 
 namespace detail {
 
-constexpr cost_terms terms(const round_load& l, std::size_t elem_size) {
-  const int m = std::max(l.sends, l.recvs);
-  const auto bytes = [&](std::size_t elems) { return static_cast<double>(elems * elem_size); };
-  return {static_cast<double>(m), bytes(std::max(l.out, l.in)), bytes(l.reduced), bytes(l.copied)};
+/// Messages of a round above the eager size: the `count` messages of `elems`
+/// elements in all are taken as alike.
+constexpr int beyond_eager(int count, std::size_t elems, std::size_t elem_size, const machine& m) {
+  return count > 0 && elems * elem_size > m.eager_bytes * static_cast<std::size_t>(count) ? count : 0;
 }
 
+/// A rank's terms in a round; `forwards`: it receives, and sends in the next round.
+constexpr cost_terms terms(const round_load& l, std::size_t elem_size, const machine& m, bool forwards) {
+  const int messages = std::max(l.sends, l.recvs);
+  const int handshakes = std::max(beyond_eager(l.sends, l.out, elem_size, m), beyond_eager(l.recvs, l.in, elem_size, m));
+  const auto bytes = [&](std::size_t elems) { return static_cast<double>(elems * elem_size); };
+  return {static_cast<double>(messages), static_cast<double>(handshakes), bytes(std::max(l.out, l.in)),
+          bytes(l.reduced), bytes(l.copied), forwards && l.recvs > 0 ? 1.0 : 0.0};
+}
+
+/// The time of one round's terms (a rank's; rates chosen by the round's bytes).
 constexpr double seconds(const cost_terms& t, const machine& m) {
   const double latency = t.messages > 0 ? m.alpha + (t.messages - 1) * m.gap : 0;
-  return latency + t.bytes * m.beta + t.reduced * m.gamma + t.copied * m.copy;
+  const auto cached = [&](double bytes) { return bytes <= static_cast<double>(m.cache_bytes); };
+  const double gamma = cached(t.reduced) ? m.gamma_cached : m.gamma;
+  const double copy = cached(t.copied) ? m.copy_cached : m.copy;
+  const double crowding = m.ranks_per_core > 1 ? 2 * (m.ranks_per_core - 1) * m.switch_time : 0;
+  return latency + t.handshakes * m.rendezvous + t.bytes * m.beta + t.reduced * gamma + t.copied * copy +
+         t.waits * crowding;
+}
+
+/// Which side of every threshold of seconds() a round's load is on: between two
+/// loads of one regime, time and terms are linear in the load.
+constexpr int regime(const round_load& l, std::size_t elem_size, const machine& m) {
+  const cost_terms t = terms(l, elem_size, m, false);
+  const auto over = [](bool b, int bit) { return b ? 1 << bit : 0; };
+  return over(l.sends >= l.recvs, 0) | over(l.out >= l.in, 1) | over(t.messages > 0, 2) |
+         over(beyond_eager(l.sends, l.out, elem_size, m) > 0, 3) | over(beyond_eager(l.recvs, l.in, elem_size, m) > 0, 4) |
+         over(t.reduced > static_cast<double>(m.cache_bytes), 5) | over(t.copied > static_cast<double>(m.cache_bytes), 6);
 }
 
 /// The cost of some rounds: their time and the critical path's terms.
@@ -72,9 +103,11 @@ struct rounds_cost {
   constexpr void add(const rounds_cost& o, double times = 1) {
     seconds += times * o.seconds;
     critical.messages += times * o.critical.messages;
+    critical.handshakes += times * o.critical.handshakes;
     critical.bytes += times * o.critical.bytes;
     critical.reduced += times * o.critical.reduced;
     critical.copied += times * o.critical.copied;
+    critical.waits += times * o.critical.waits;
   }
 };
 
@@ -82,8 +115,8 @@ struct rounds_cost {
 class slowest_rank {
 public:
   constexpr slowest_rank(const machine& m, std::size_t elem_size) : m_(&m), elem_size_(elem_size) {}
-  constexpr void show(const round_load& load) {
-    const cost_terms t = terms(load, elem_size_);
+  constexpr void show(const round_load& load, bool forwards) {
+    const cost_terms t = terms(load, elem_size_, *m_, forwards);
     if (const double s = seconds(t, *m_); s > seconds_) seconds_ = s, critical_ = t;
   }
   constexpr rounds_cost cost() const { return {seconds_ > 0 ? seconds_ : 0, critical_}; }
@@ -95,6 +128,16 @@ private:
   cost_terms critical_;
 };
 
+/// Whether a rank that received in round r keeps others waiting on a crowded
+/// node: it sends in round r + 1. Only asked when the machine is crowded.
+template <class Plan>
+constexpr bool forwards_after(const Plan& plan, const round_load& load, int r, const machine& m) {
+  if (!(m.ranks_per_core > 1) || load.recvs == 0 || r + 1 >= plan.rounds()) return false;
+  bool sends = false;
+  plan.round(r + 1, [&](const step& st) { sends = sends || (st.kind == step_kind::send && !st.a.empty()); });
+  return sends;
+}
+
 /// The full walk: every rank in every round.
 template <class S, class Shape>
 constexpr prediction predict_every_rank(const Shape& shape, const machine& m) {
@@ -105,10 +148,11 @@ constexpr prediction predict_every_rank(const Shape& shape, const machine& m) {
     slowest_rank round{m, shape.elem_size};
     for (int q = 0; q < shape.size; ++q) {
       round_load load;
+      const auto plan = plan_for<S>(for_rank(shape, q));
       // A lambda the walk inlines, not a step_sink: O(p) steps a round are common (linear
       // schedules) and an indirect call each made decisions at p = 4096 thirty times slower.
-      plan_for<S>(for_rank(shape, q)).round(r, [&](const step& st) { load.add(st); });
-      round.show(load);
+      plan.round(r, [&](const step& st) { load.add(st); });
+      round.show(load, forwards_after(plan, load, r, m));
     }
     total.add(round.cost());
   }
@@ -187,23 +231,20 @@ constexpr round_load grown(const round_load& first, const round_load& growth, in
 }
 
 /// The cost of rounds j0..j1 (inclusive) of a `busiest` run. Between two rounds
-/// where the same maxima (sends or receives, bytes out or in) decide and
-/// messages are sent or not alike, time and terms are linear in j — each
-/// maximum of two linear functions switches once at most — so the sum is the
-/// trapezoid's; elsewhere the run is halved.
+/// of one regime (the same maxima decide — sends or receives, bytes out or in —
+/// and every threshold is on the same side), time and terms are linear in j —
+/// each maximum of two linear functions switches once at most, each threshold
+/// is crossed once — so the sum is the trapezoid's; elsewhere the run is halved.
 constexpr rounds_cost busiest_run_cost(const stated_hints& h, int j0, int j1, const machine& m, std::size_t elem_size) {
   const round_load a = grown(h.first, h.growth, j0), b = grown(h.first, h.growth, j1);
-  const auto regime = [](const round_load& l) {
-    return (l.sends >= l.recvs ? 1 : 0) + (l.out >= l.in ? 2 : 0) + (std::max(l.sends, l.recvs) > 0 ? 4 : 0);
-  };
-  if (j0 < j1 && regime(a) != regime(b)) {
+  if (j0 < j1 && regime(a, elem_size, m) != regime(b, elem_size, m)) {
     const int mid = j0 + (j1 - j0) / 2;
     rounds_cost sum = busiest_run_cost(h, j0, mid, m, elem_size);
     sum.add(busiest_run_cost(h, mid + 1, j1, m, elem_size));
     return sum;
   }
-  slowest_rank at_a{m, elem_size}, at_b{m, elem_size};
-  at_a.show(a), at_b.show(b);
+  slowest_rank at_a{m, elem_size}, at_b{m, elem_size};  // not crowded: see predict_sampled
+  at_a.show(a, false), at_b.show(b, false);
   rounds_cost sum = at_a.cost();
   sum.add(at_b.cost());
   const double half_count = (j1 - j0 + 1) / 2.0;
@@ -221,11 +262,12 @@ constexpr prediction predict_with_shortcuts(const Shape& shape, const machine& m
     slowest_rank round{m, shape.elem_size};
     const auto walk = [&](int q) {
       round_load load;
+      const auto plan = plan_for<S>(for_rank(shape, q));
       if constexpr (gives_cost_hints<S>)
-        plan_for<S>(for_rank(shape, q)).round(r, hint_taker(load, stated));
+        plan.round(r, hint_taker(load, stated));
       else
-        plan_for<S>(for_rank(shape, q)).round(r, [&](const step& st) { load.add(st); });
-      round.show(load);
+        plan.round(r, [&](const step& st) { load.add(st); });
+      round.show(load, forwards_after(plan, load, r, m));
       return stated.run > 0;  // the busiest rank's load is known: no other rank can be slower
     };
     if constexpr (samples_ranks<S>) {
@@ -237,7 +279,7 @@ constexpr prediction predict_with_shortcuts(const Shape& shape, const machine& m
     }
     if (stated.run > 0) {  // the ranks walked before the statement need not hold the busiest
       slowest_rank busiest{m, shape.elem_size};
-      busiest.show(stated.first);
+      busiest.show(stated.first, false);
       return busiest.cost();
     }
     return round.cost();
@@ -295,8 +337,9 @@ constexpr prediction predict(const Shape& shape, const machine& m) {
   return detail::predict_every_rank<S>(shape, m);
 }
 
-/// predict() as the dispatcher takes it: above detail::sampled_above ranks,
-/// the walk takes the shortcuts schedule S declares (schedule/properties.hpp)
+/// predict() as the dispatcher takes it: above detail::sampled_above ranks
+/// (and one rank per core at most), the walk takes the shortcuts schedule S
+/// declares (schedule/properties.hpp)
 /// — with `sampled_cost` it walks only a sample of about 5 lg p ranks that
 /// holds the busiest rank of every round; with `cost_hints` it prices a round
 /// of O(p) steps from its load, runs of rounds that cost alike from one
@@ -308,8 +351,10 @@ constexpr prediction predict(const Shape& shape, const machine& m) {
 template <class S, class Shape>
   requires serves<S, Shape>
 constexpr prediction predict_sampled(const Shape& shape, const machine& m) {
+  // On a crowded node a round's cost depends on whether a rank sends on in the
+  // next round, which neither the sample nor the hints tell: the full walk.
   if constexpr (samples_ranks<S> || gives_cost_hints<S>)
-    if (shape.size > detail::sampled_above && detail::blocks_alike(shape))
+    if (shape.size > detail::sampled_above && detail::blocks_alike(shape) && !(m.ranks_per_core > 1))
       return detail::predict_with_shortcuts<S>(shape, m);
   return predict<S>(shape, m);
 }

@@ -171,12 +171,15 @@ inline int size_class(std::uint64_t bytes) {
   return 1 + 4 * w + quarter;
 }
 
+/// The decision from the current machine file, tuning table and environment,
+/// for ranks placed `ranks_per_core` to a core.
 template <dispatchable Shape, class Op, class T>
-decision decide_now(const Shape& call) {
+decision decide_now(const Shape& call, double ranks_per_core) {
   const machine_profile& profile = current_machine_profile();
   const std::string variable = override_variable<Shape>();
-  return decide(call, profile.for_reduction<Op, T>(), current_tuning_table(), std::getenv(variable.c_str()),
-                reduction_key<Op, T>(), profile.source);
+  machine m = profile.for_reduction<Op, T>();
+  m.ranks_per_core = ranks_per_core;
+  return decide(call, m, current_tuning_table(), std::getenv(variable.c_str()), reduction_key<Op, T>(), profile.source);
 }
 
 /// The candidate index for a call on communicator c: remembered per call
@@ -188,7 +191,7 @@ std::size_t remembered_choice(const communicator& c, const Shape& call) {
                          commutative_call(call), common_in_place(call), call.elem_size, &reduction_tag<Op, T>};
   dispatch_decisions& cache = c.service<dispatch_decisions>();
   if (const auto known = cache.find(key)) return *known;
-  const decision d = decide_now<Shape, Op, T>(call);
+  const decision d = decide_now<Shape, Op, T>(call, c.ranks_per_core());
   if (verbose() && c.rank() == 0) std::fputs(d.to_string().c_str(), stderr);
   cache.remember(key, d.choice);
   return d.choice;
@@ -219,14 +222,22 @@ std::size_t dispatch(const communicator& c, const Shape& call) {
 }  // namespace detail
 
 /// What the dispatcher would choose for a call of this shape with op Op on
-/// elements T, and why (the same decision the free functions make, from the
-/// current machine file, tuning table and environment).
-///   hpcoll::explain<hpcoll::op::sum, double>(hpcoll::allreduce_shape{c.rank(), c.size(), n}).to_string()
+/// elements T on communicator c, and why (the same decision the free functions
+/// make, from the current machine file, tuning table and environment, and how
+/// crowded c's nodes are).
+///   hpcoll::explain<hpcoll::op::sum, double>(c, hpcoll::allreduce_shape{c.rank(), c.size(), n}).to_string()
 /// With T given, the shape's element size is sizeof(T).
+template <class Op = void, class T = void, dispatchable Shape>
+decision explain(const communicator& c, Shape call) {
+  if constexpr (!std::is_void_v<T>) call.elem_size = sizeof(T);
+  return detail::decide_now<Shape, Op, T>(call, c.ranks_per_core());
+}
+
+/// explain() for ranks with a core each (machine::ranks_per_core = 1), without a communicator.
 template <class Op = void, class T = void, dispatchable Shape>
 decision explain(Shape call) {
   if constexpr (!std::is_void_v<T>) call.elem_size = sizeof(T);
-  return detail::decide_now<Shape, Op, T>(call);
+  return detail::decide_now<Shape, Op, T>(call, 1);
 }
 
 }  // namespace hpcoll

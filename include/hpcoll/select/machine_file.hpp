@@ -24,6 +24,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -179,7 +180,10 @@ inline machine_profile parse_machine_profile(std::string_view text, const std::s
   if (!detail::json_is_object(doc.get()))
     machine_file_error(fn, source, detail::concat({"expected a JSON object, found ", detail::json_kind(doc.get())}));
 
-  static constexpr std::string_view known[] = {"format", "alpha", "beta", "gap", "overhead", "copy", "gamma", "measured"};
+  static constexpr std::string_view known[] = {"format",       "alpha",        "beta",        "gap",
+                                               "overhead",     "copy",         "gamma",       "eager_bytes",
+                                               "rendezvous",   "cache_bytes",  "gamma_cached", "copy_cached",
+                                               "switch_time",  "measured"};
   detail::json_for_each_member(doc.get(), [&](std::string_view key, json_object*) {
     if (!detail::one_of(key, known))
       machine_file_error(fn, source,
@@ -205,6 +209,26 @@ inline machine_profile parse_machine_profile(std::string_view text, const std::s
   p.base.gap = required("gap");
   p.base.overhead = required("overhead");
   p.base.copy = required("copy");
+  // Keys newer than the format: a file without them keeps the built-in defaults.
+  const auto optional = [&](const char* key, double& value) {
+    if (const auto v = detail::json_member(doc.get(), key))
+      value = detail::machine_file_number(*v, detail::concat({"\"", key, "\""}), source);
+  };
+  const auto optional_bytes = [&](const char* key, std::size_t& value) {
+    if (const auto v = detail::json_member(doc.get(), key)) {
+      const auto n = detail::json_whole_number(*v);
+      if (!n || *n > std::numeric_limits<std::size_t>::max())
+        machine_file_error(fn, source,
+                           detail::concat({"\"", key, "\" is ", detail::json_text(*v), "; it must be a whole number of bytes"}));
+      value = static_cast<std::size_t>(*n);
+    }
+  };
+  optional_bytes("eager_bytes", p.base.eager_bytes);
+  optional("rendezvous", p.base.rendezvous);
+  optional_bytes("cache_bytes", p.base.cache_bytes);
+  optional("gamma_cached", p.base.gamma_cached);
+  optional("copy_cached", p.base.copy_cached);
+  optional("switch_time", p.base.switch_time);
 
   const auto gamma = detail::json_member(doc.get(), "gamma");
   if (!gamma) machine_file_error(fn, source, "missing \"gamma\" (an object with at least \"default\")");

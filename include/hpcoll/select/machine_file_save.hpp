@@ -25,6 +25,12 @@ inline std::string machine_profile_text(const machine_profile& p) {
   json_set(doc.get(), "gap", json_number(p.base.gap));
   json_set(doc.get(), "overhead", json_number(p.base.overhead));
   json_set(doc.get(), "copy", json_number(p.base.copy));
+  json_set(doc.get(), "eager_bytes", json_value(json_object_new_uint64(p.base.eager_bytes)));
+  json_set(doc.get(), "rendezvous", json_number(p.base.rendezvous));
+  json_set(doc.get(), "cache_bytes", json_value(json_object_new_uint64(p.base.cache_bytes)));
+  json_set(doc.get(), "gamma_cached", json_number(p.base.gamma_cached));
+  json_set(doc.get(), "copy_cached", json_number(p.base.copy_cached));
+  json_set(doc.get(), "switch_time", json_number(p.base.switch_time));
   json_value gamma(json_object_new_object());
   json_set(gamma.get(), "default", json_number(p.base.gamma));
   for (const reduction_gamma& g : p.gammas) json_set(gamma.get(), (g.op + "/" + g.type).c_str(), json_number(g.gamma));
