@@ -367,11 +367,14 @@ def run_logged(cmd, out_log, commands, name, env_text="", timeout=None, echo=Fal
 class Runner:
     """mpiexec runs of one benchmark binary into outdir: <name>.json, console output in <name>.log,
     every command in commands.txt; failures are reported through `log` and listed in .failed as
-    (name, required)."""
+    (name, required). With `timing`, each np gets timing_flags() (pinned while the ranks fit the
+    cores) in place of mpiexec_flags: unpinned ranks that yield drift onto one core and slow a
+    2-rank run down up to 3x, from one benchmark to the next."""
 
-    def __init__(self, binary, mpiexec_flags, outdir, log, verbose=False, extra=()):
+    def __init__(self, binary, mpiexec_flags, outdir, log, verbose=False, extra=(), timing=False):
         self.binary = binary
         self.flags = shlex.split(mpiexec_flags)
+        self.timing_open_mpi = is_open_mpi() if timing else None
         self.outdir = outdir
         self.log = log
         self.verbose = verbose
@@ -381,7 +384,8 @@ class Runner:
         self.commands = open(os.path.join(outdir, "commands.txt"), "a")
 
     def command(self, np_, args, mca=()):
-        return ["mpiexec", "-n", str(np_)] + self.flags + list(mca) + [self.binary] + list(args)
+        flags = self.flags if self.timing_open_mpi is None else shlex.split(timing_flags(np_, self.timing_open_mpi))
+        return ["mpiexec", "-n", str(np_)] + flags + list(mca) + [self.binary] + list(args)
 
     def launch(self, cmd, name, out_json, env_text="", timeout=None, reasons=None, required=True, rename=True,
                count_rows=None):

@@ -9,8 +9,9 @@ What it does, in one invocation:
   1. the tuning table: --table FILE, or else a tuning run first (./hpcoll tune with the same
      settings, into DIR/tune/): the table is always measured on a different bench run than
      the one it is judged on (judged on its own run, its regret would be 1 by construction);
-  2. the evaluation run: hpcoll_bench at each np (default 2, 3, 4, 8) with
-     --hpcoll_decisions_out, HPCOLL_TUNING and HPCOLL_<COLLECTIVE> unset: the cost model's
+  2. the evaluation run: hpcoll_bench at each np (default 2, 3, 4, 8; K passes as in ./hpcoll
+     tune, pinned while the ranks fit the cores) with --hpcoll_decisions_out (first pass),
+     HPCOLL_TUNING and HPCOLL_<COLLECTIVE> unset: the cost model's
      choice and every candidate's predicted time, next to every schedule's measured time;
      --machine FILE sets HPCOLL_MACHINE (a machine file of ./hpcoll calibrate) for it;
   3. the with-table decisions: hpcoll_bench --hpcoll_decisions_only with HPCOLL_TUNING set;
@@ -25,13 +26,18 @@ What it does, in one invocation:
        (also the bench's own "default" row, the free function, as a cross-check) and the
        cells where native MPI is more than 10% faster.
 --from DIR recomputes the report of an earlier evaluation folder without running anything
-(its eval.json's table_path, when relative, is taken from DIR).
+(its eval.json's table_path, when relative, is taken from DIR). --from DIR --decide-again --out NEW
+grades the decisions of the current build (and --machine) on DIR's timings: it copies DIR's bench
+runs into NEW, makes the model's and the table's decisions there with hpcoll_bench
+--hpcoll_decisions_only and writes NEW's report — a cost model change judged on timings it was
+not fitted to, without timing anything.
 """
 
 import math
 import os
 import re
 import shlex
+import shutil
 import sys
 import time
 
@@ -39,6 +45,7 @@ import bench_common as bc
 from bench_common import f2, fmt_bytes, md_table, us
 import tune  # the tuning step: Bench, run_tune, tuning_step and the bench's defaults
 
+BENCH_FILE = r"np(\d+)(-pass\d+)?\.json$"  # tune.pass_name's
 NATIVE_WIN = 1.10  # "native wins" = dispatched / native above this
 WORST_CELLS = 12
 
@@ -111,6 +118,24 @@ def table_lookup(table, collective, np_, size):
     return None
 
 
+def pool_identical_plans(measured, row):
+    """Candidates whose plans are identical in this cell (the same "plan" fingerprint in the
+    decisions row: every rank sends the same messages in the same rounds) differ only by noise:
+    each gets the median of the group's measured times."""
+    plans = {c["schedule"]: c.get("plan") for c in row.get("candidates", [])}
+    groups = {}
+    for label in measured:
+        if plans.get(label):
+            groups.setdefault(plans[label], []).append(label)
+    pooled = dict(measured)
+    for members in groups.values():
+        if len(members) > 1:
+            t = bc.median(measured[l] for l in members)
+            for l in members:
+                pooled[l] = t
+    return pooled
+
+
 class Evaluation:
     """Everything of one evaluation folder, joined per cell (collective, np, S)."""
 
@@ -143,7 +168,7 @@ class Evaluation:
                     self.collective_list.merge(bc.read_collectives(doc))
                 except ValueError as e:
                     self.notes.append(f"{name}: {e}")
-            elif re.match(r"np\d+\.json$", name):
+            elif re.match(BENCH_FILE, name):
                 bench_files.append(os.path.join(folder, name))
         self.bench = tune.Bench.load(bench_files)
         self.collective_list.merge(self.bench.collectives)
@@ -167,6 +192,7 @@ class Evaluation:
                 if not measured:
                     self.notes.append(f"{collective} np={n} S={size}: decisions but no measured schedule")
                     continue
+                measured = pool_identical_plans(measured, row)
                 best = min(measured, key=lambda l: (measured[l], b.candidates(key).index(l)))
                 native_label = b.native(key)
                 cell = {"collective": collective, "np": n, "bytes": size, "measured": measured,
@@ -323,7 +349,7 @@ def markdown(ev, res, pngs):
     if meta.get("settings"):
         s = meta["settings"]
         L.append(f"- Evaluation run: np {', '.join(map(str, s.get('nps', [])))}; sizes {s.get('sizes')} B "
-                 f"(x4 steps); `--benchmark_min_time={s.get('min_time')}` x {s.get('repetitions')} repetition(s), "
+                 f"(x4 steps); `--benchmark_min_time={s.get('min_time')}` x {s.get('repetitions')} pass(es), "
                  f"median; collectives {s.get('collectives') or 'all'}")
     if meta.get("table"):
         L.append(f"- Tuning table: `{meta['table']}` ({meta.get('table_origin', 'given')}); it was measured on a "
@@ -333,7 +359,8 @@ def markdown(ev, res, pngs):
     if meta.get("seconds"):
         L.append("- Time: " + ", ".join(f"{k} {v:.0f} s" for k, v in meta["seconds"].items()))
     L.append(f"- {len(ev.cells)} cells (collective x np x S); times are per call, slowest rank, µs "
-             "(median of the repetitions).")
+             "(median of the passes); candidates whose plans are identical in a cell (the same messages in "
+             "the same rounds, by the decisions' plan fingerprints) get the median of their times.")
     over = [n for n in ev.nps() if bc.cores() < n]
     if over:
         L.append(f"- np {', '.join(map(str, over))} run oversubscribed on {bc.cores()} cores: read those "
@@ -614,6 +641,53 @@ def decisions_only(runner, np_, out, bench_args, timeout=600):
     return runner.launch(cmd, name, out, env_text, timeout, reasons=r"hpcoll|error|abort")
 
 
+def decide_again(args):
+    """--from DIR --decide-again --out NEW (see the module's help)."""
+    source, folder = args.reuse, args.out
+    if not os.path.isfile(os.path.join(source, "eval.json")):
+        log.die(f"{source}: no eval.json (not an evaluation folder)")
+    if os.path.abspath(source) == os.path.abspath(folder):
+        log.die("--out must differ from --from")
+    if args.machine and not os.path.isfile(args.machine):
+        log.die(f"--machine {args.machine}: no such file")
+    bc.require_binary(args, log, "./hpcoll tune --evaluate --decide-again")
+    meta = bc.load_json(os.path.join(source, "eval.json"))
+    os.makedirs(folder, exist_ok=True)
+    nps = []
+    for name in sorted(os.listdir(source)):
+        if m := re.match(BENCH_FILE, name):
+            shutil.copyfile(os.path.join(source, name), os.path.join(folder, name))
+            nps.append(int(m.group(1)))
+    nps = sorted(set(nps))
+    if not nps:
+        log.die(f"{source}: no bench runs (np<N>.json)")
+    table_path = meta.get("table_path")
+    if table_path and not os.path.isabs(table_path):
+        table_path = os.path.join(source, table_path)
+    settings = meta.get("settings", {})
+    common = tune.bench_common_args(settings.get("sizes", tune.FULL_SIZES), settings.get("min_time", 0),
+                                    settings.get("collectives"))
+    dec_args = [a for a in common if a.startswith("--hpcoll_")]
+    runner = bc.Runner(args.binary, args.mpiexec_flags, folder, log, args.verbose, args.extra, timing=True)
+    machine_env = {"HPCOLL_MACHINE": os.path.abspath(args.machine)} if args.machine else {}
+    overrides = bc.schedule_overrides()
+    log(f"decisions of {args.binary} on the timings of {bc.show(source)} (np {', '.join(map(str, nps))})")
+    for n in nps:
+        with Env(set_=machine_env, unset=["HPCOLL_TUNING"] + overrides):
+            decisions_only(runner, n, os.path.join(folder, f"decisions-model-np{n}.json"), dec_args)
+        if table_path and os.path.exists(table_path):
+            with Env(set_=dict(machine_env, HPCOLL_TUNING=table_path), unset=overrides):
+                decisions_only(runner, n, os.path.join(folder, f"decisions-table-np{n}.json"), dec_args)
+    meta.update({"table_path": table_path, "machine_file": args.machine,
+                 "decided_again": {"from": os.path.abspath(source), "stamp": bc.stamp(bc.utc_now()),
+                                   "command": bc.command_text(["./hpcoll", "tune", "--evaluate"], args)}})
+    bc.write_json(os.path.join(folder, "eval.json"), meta)
+    _, res, pngs = write_report(folder, args.no_plots)
+    print("\n".join(summary(res)))
+    bc.report_written(log, folder, pngs)
+    return 1 if runner.failed_names() else 0
+
+
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     ap = bc.parser("./hpcoll tune --evaluate", __doc__, "What it does")
@@ -627,13 +701,19 @@ def main(argv=None):
     ap.add_argument("--min-time", type=float, metavar="S",
                     help=f"--benchmark_min_time (default {tune.DEFAULT_MIN_TIME}; --quick {tune.QUICK_MIN_TIME})")
     ap.add_argument("--repetitions", type=int, metavar="K", default=tune.DEFAULT_REPETITIONS,
-                    help=f"repetitions per row, median used (default {tune.DEFAULT_REPETITIONS})")
+                    help=f"passes of the benchmark per np, median per row used (default {tune.DEFAULT_REPETITIONS})")
     ap.add_argument("--collectives", metavar="a,b", help="only these collectives (default all)")
     bc.add_from_options(ap, "recompute the report of an earlier evaluation folder")
+    ap.add_argument("--decide-again", action="store_true",
+                    help="with --from DIR and --out NEW: the current build's decisions on DIR's timings")
     args = bc.parse_run_args(ap, argv, "hpcoll_bench", paths=("table", "machine", "out", "reuse"))
     if args.repetitions < 1:
         ap.error("--repetitions must be >= 1")
+    if args.decide_again and not (args.reuse and args.out):
+        ap.error("--decide-again needs --from DIR and --out NEW")
 
+    if args.decide_again:
+        return decide_again(args)
     if args.reuse:
         folder = args.reuse
         if not os.path.isdir(folder):
@@ -688,18 +768,16 @@ def main(argv=None):
         log(f"  table: {bc.show(table_path)} ({len(table['entries'])} entries)")
 
     # 2. The evaluation run (model only) and 3. the with-table decisions.
-    runner = bc.Runner(args.binary, args.mpiexec_flags, folder, log, args.verbose, args.extra)
-    common = tune.bench_common_args(sizes, min_time, args.repetitions, args.collectives)
+    runner = bc.Runner(args.binary, args.mpiexec_flags, folder, log, args.verbose, args.extra, timing=True)
+    common = tune.bench_common_args(sizes, min_time, args.collectives)
     log("2/3 evaluation run (model only: HPCOLL_TUNING unset)")
     t0 = time.monotonic()
-    per_np = {}
     runner.commands.write("# evaluation runs: HPCOLL_TUNING and HPCOLL_<COLLECTIVE> unset"
                           + (f", HPCOLL_MACHINE={machine_env['HPCOLL_MACHINE']}" if machine_env else "") + "\n")
     with Env(set_=machine_env, unset=clean):
-        for n in nps:
-            t1 = time.monotonic()
-            runner.run(n, f"np{n}", common + [f"--hpcoll_decisions_out={os.path.join(folder, f'decisions-model-np{n}.json')}"])
-            per_np[n] = time.monotonic() - t1
+        per_np, bench_files = tune.run_passes(
+            runner, nps, args.repetitions, common,
+            lambda n: [f"--hpcoll_decisions_out={os.path.join(folder, f'decisions-model-np{n}.json')}"], say=log)
     seconds["evaluation run"] = time.monotonic() - t0
     if len(runner.failed) == len(nps):
         log.die("every evaluation run failed (see the logs above); no report")
@@ -711,8 +789,7 @@ def main(argv=None):
             decisions_only(runner, n, os.path.join(folder, f"decisions-table-np{n}.json"), dec_args)
     seconds["table decisions"] = time.monotonic() - t0
 
-    bench = tune.Bench.load([os.path.join(folder, f"np{n}.json") for n in nps
-                             if os.path.exists(os.path.join(folder, f"np{n}.json"))])
+    bench = tune.Bench.load(bench_files)
     meta = {"stamp": bc.stamp(now), "command": command, "table": bc.show(table_path),
             "table_path": table_path, "table_origin": origin,
             "machine_file": args.machine, "machine_text": bc.machine_text(bench.mpi_library, nps, args.mpiexec_flags),

@@ -147,6 +147,15 @@ class Table(unittest.TestCase):
         self.assertEqual(self.ranges("reduce", 2), [(0, U64, "binomial")])  # median(1, 9, 8) = 8 > 5
         self.assertAlmostEqual(self.bench.time(("reduce", 2), "linear", 64), 8e-6)
 
+    def test_median_of_passes(self):
+        # Three files of one np are three passes: each row's time is the median of the files' times.
+        b = tune.Bench()
+        for name, t in (("np2.json", 4.0), ("np2-pass2.json", 1.0), ("np2-pass3.json", 2.5)):
+            b.add_doc(bench_doc(2, [row("bcast", "linear", 64, t), row("bcast", "binomial", 64, 3.0)]), name)
+        self.assertAlmostEqual(b.time(("bcast", 2), "linear", 64), 2.5e-6)
+        self.assertAlmostEqual(b.time(("bcast", 2), "binomial", 64), 3e-6)
+        self.assertEqual([tune.pass_name(8, k) for k in (1, 2)], ["np8", "np8-pass2"])
+
     def test_exact_sizes_of_block_collectives(self):
         self.assertEqual(self.ranges("alltoall", 3), [(0, 122, "bruck"), (123, U64, "pairwise")])
         self.assertEqual(tune.boundary(60, 252), 123)
@@ -285,6 +294,35 @@ class Evaluation(unittest.TestCase):
         a = dispatch_eval.accuracy_stats(pts)
         self.assertAlmostEqual(a["within_2x"], 0.5)
         self.assertAlmostEqual(a["median_factor"], math.sqrt(2 * 4))
+
+    def test_passes_are_one_run(self):
+        # A second pass whose recursive_doubling is 3x slower at 4 B: the median of two passes is their mean.
+        doc = bc.load_json(os.path.join(self.dir, "np2.json"))
+        for r in doc["benchmarks"]:
+            if r["name"].startswith("allreduce/recursive_doubling/4"):
+                r["real_time"] *= 3
+        bc.write_json(os.path.join(self.dir, "np2-pass2.json"), doc)
+        ev = dispatch_eval.Evaluation(self.dir)
+        cell = next(c for c in ev.cells if c["collective"] == "allreduce" and c["bytes"] == 4)
+        self.assertAlmostEqual(cell["measured"]["recursive_doubling"], 2e-6)
+        self.assertEqual(len([c for c in ev.cells if c["collective"] == "allreduce"]), 3)
+
+    def test_identical_plans_pooled(self):
+        # ring (4 µs) and recursive_doubling (1 µs) with one plan at 4 B: both count as their median, 2.5 µs,
+        # and the model's choice (ring) is the fastest there; at 64 B their plans differ and nothing is pooled.
+        path = os.path.join(self.dir, "decisions-model-np2.json")
+        doc = bc.load_json(path)
+        for r in doc["rows"]:
+            for k, c in enumerate(r["candidates"]):
+                c["plan"] = "same" if r["bytes"] == 4 else f"plan{k}"
+        bc.write_json(path, doc)
+        ev = dispatch_eval.Evaluation(self.dir)
+        cells = {c["bytes"]: c for c in ev.cells if c["collective"] == "allreduce"}
+        self.assertAlmostEqual(cells[4]["measured"]["ring"], 2.5e-6)
+        self.assertAlmostEqual(cells[4]["measured"]["recursive_doubling"], 2.5e-6)
+        self.assertAlmostEqual(cells[4]["model_regret"], 1.0)
+        self.assertAlmostEqual(cells[64]["measured"]["ring"], 3e-6)
+        self.assertAlmostEqual(cells[64]["measured"]["recursive_doubling"], 6e-6)
 
     def test_order_agreement(self):
         cells = [{"points": [{"predicted_s": 1, "measured_s": 1}, {"predicted_s": 2, "measured_s": 3},

@@ -11,9 +11,11 @@ Called by ./hpcoll tune (which builds the hpcoll_bench target first and passes
                                    ./hpcoll tune --evaluate --help)
 
 What it does:
-  1. runs hpcoll_bench under mpiexec once per process count (default np 2, 3, 4, 8; more
-     ranks than cores run oversubscribed), every collective, every schedule, the median of
-     K repetitions per row (default 3);
+  1. runs hpcoll_bench under mpiexec K times per process count (default K = 3 passes, np 2,
+     3, 4, 8; pinned while the ranks fit the cores, more ranks than cores oversubscribed),
+     every collective, every schedule; pass 1 at every np, then pass 2, ...: the median of
+     the K passes per row (a machine whose speed shifts for a while shifts every schedule
+     alike);
   2. per (collective, np, S) takes the fastest schedule (the native MPI row and the free
      function's "default" row are not candidates);
   3. turns each (collective, np) into byte ranges: boundaries at the geometric midpoint
@@ -66,6 +68,7 @@ class Bench:
 
     def __init__(self):
         self.times = {}
+        self.samples = {}  # (key, label, S) -> one time per file
         self.order = {}  # (collective, np) -> labels in order of appearance
         self.files = []
         self.mpi_library = None
@@ -112,8 +115,10 @@ class Bench:
             if run.collective == "memcpy":
                 continue
             key = (run.collective, run.np)
-            self.times.setdefault(key, {}).setdefault(run.label, {})[run.size] = bc.median(
-                bc.entry_us(e) * 1e-6 for e in run.entries)
+            # Several files of one (collective, np) are passes of the same run: the median of theirs.
+            samples = self.samples.setdefault((key, run.label, run.size), [])
+            samples.append(bc.median(bc.entry_us(e) * 1e-6 for e in run.entries))
+            self.times.setdefault(key, {}).setdefault(run.label, {})[run.size] = bc.median(samples)
             order = self.order.setdefault(key, [])
             if run.label not in order:
                 order.append(run.label)
@@ -322,13 +327,34 @@ def summary_lines(bench, table):
 # ---------------------------------------------------------------------------
 # Running the bench
 
-def bench_common_args(sizes, min_time, repetitions, collectives):
+def bench_common_args(sizes, min_time, collectives):
     common = [f"--hpcoll_sizes={sizes}", f"--benchmark_min_time={min_time:g}", "--hpcoll_no_memcpy"]
     if collectives:
         common.append(f"--hpcoll_collectives={collectives}")
-    if repetitions > 1:
-        common += [f"--benchmark_repetitions={repetitions}", "--benchmark_report_aggregates_only=true"]
     return common
+
+
+def pass_name(n, k):
+    """The bench file of pass k (1-based) at np n: np<n>.json, then np<n>-pass<k>.json."""
+    return f"np{n}" if k == 1 else f"np{n}-pass{k}"
+
+
+def run_passes(runner, nps, passes, common, first_pass_args=lambda n: [], say=log):
+    """`passes` runs of the bench at each np, the np interleaved (pass 1 at every np, then pass 2, ...):
+    a machine whose speed shifts for seconds or minutes (a VM's neighbours, frequency, where the
+    scheduler put the ranks) then shifts every schedule's time alike instead of whichever rows ran
+    then, as repetitions inside one run would. Returns (seconds per np, files)."""
+    per_np, files = {}, []
+    for k in range(1, passes + 1):
+        for n in nps:
+            say(f"np={n}" + (f", pass {k} of {passes}" if passes > 1 else ""))
+            t0 = time.monotonic()
+            name = pass_name(n, k)
+            runner.run(n, name, common + (first_pass_args(n) if k == 1 else []))
+            per_np[n] = per_np.get(n, 0) + time.monotonic() - t0
+            if os.path.exists(path := os.path.join(runner.outdir, name + ".json")):
+                files.append(path)
+    return per_np, files
 
 
 def oversubscription_note(nps, mpiexec_flags, say=log):
@@ -343,15 +369,8 @@ def oversubscription_note(nps, mpiexec_flags, say=log):
 def run_tune(binary, mpiexec_flags, outdir, nps, sizes, min_time, repetitions, collectives, verbose=False,
              extra=(), say=log):
     """Runs hpcoll_bench at each np into outdir/np<N>.json; returns (Bench, seconds per np, failed nps)."""
-    runner = bc.Runner(binary, mpiexec_flags, outdir, say, verbose, extra)
-    common = bench_common_args(sizes, min_time, repetitions, collectives)
-    per_np = {}
-    for n in nps:
-        say(f"np={n}")
-        t0 = time.monotonic()
-        runner.run(n, f"np{n}", common)
-        per_np[n] = time.monotonic() - t0
-    files = [os.path.join(outdir, f"np{n}.json") for n in nps if os.path.exists(os.path.join(outdir, f"np{n}.json"))]
+    runner = bc.Runner(binary, mpiexec_flags, outdir, say, verbose, extra, timing=True)
+    per_np, files = run_passes(runner, nps, repetitions, bench_common_args(sizes, min_time, collectives), say=say)
     return Bench.load(files), per_np, runner.failed_names()
 
 
@@ -377,9 +396,9 @@ def main(argv=None):
                        out_help="the table (default results/tune-<UTC>/tuning.json); the raw bench JSON goes next "
                                 "to it", out_metavar="FILE")
     ap.add_argument("--repetitions", type=int, metavar="K", default=DEFAULT_REPETITIONS,
-                    help=f"Google Benchmark repetitions per row, the median is used (default {DEFAULT_REPETITIONS})")
+                    help=f"passes of the benchmark per np, the median per row is used (default {DEFAULT_REPETITIONS})")
     ap.add_argument("--min-time", type=float, metavar="S",
-                    help=f"--benchmark_min_time per repetition (default {DEFAULT_MIN_TIME}; --quick {QUICK_MIN_TIME})")
+                    help=f"--benchmark_min_time per pass (default {DEFAULT_MIN_TIME}; --quick {QUICK_MIN_TIME})")
     ap.add_argument("--sizes", metavar="MIN:MAX", help=f"bytes, x4 steps (default {FULL_SIZES}; --quick {QUICK_SIZES})")
     ap.add_argument("--collectives", metavar="a,b", help="only these collectives (default all)")
     ap.add_argument("--from", dest="sources", action="append", default=[], metavar="PATH",
