@@ -29,12 +29,29 @@
 //                place (dst = dst op incoming, three unrelated pointers as in
 //                the executor) for sum, prod, min, max x int32, int64, float32,
 //                float64 on 64 MiB vectors (the value used) and 64 KiB vectors
-//                (in cache, recorded); per byte of one operand. "default" is
-//                the median of the sixteen.
+//                (in cache); per byte of one operand. "default" is the median
+//                of the sixteen, gamma_cached the median in cache.
+//   cache_bytes  sum/int32 from 64 KiB up, doubling: the largest vector still
+//                reduced nearer the in-cache rate than the large one (geometric
+//                midpoint); copy_cached is memcpy in cache (256 KiB).
+//   eager_bytes, rendezvous
+//                the transport's protocol step: ping-pong from 1 KiB to 256 KiB
+//                in steps of sqrt(2); the largest jump above the beta line,
+//                relative to the time before it, that lasts (the size after
+//                next is above it too), when it exceeds a quarter, is bisected
+//                to 16 bytes; eager_bytes is the last size before it,
+//                rendezvous its height (0, and eager_bytes 256 KiB, when there
+//                is no such jump).
+//   switch_time  ranks 0 and 1 on one core (Linux affinity): the one-way time
+//                of 8 bytes then, minus that on their own cores — what a rank
+//                waiting for a message pays for each other rank on its core.
 //
 // --quick: fewer sizes, samples and smaller vectors (a second or two); the
 // values are rougher. No result is checked against a threshold.
 #include <mpi.h>
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 #include <hpcoll/exec/reduce_kernel.hpp>
 #include <hpcoll/mpi_call.hpp>
@@ -52,6 +69,7 @@
 #include <ctime>
 #include <exception>
 #include <memory>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -271,6 +289,120 @@ double receive_overhead(MPI_Comm comm, int rank, int k, int samples) {
   return result;
 }
 
+// --- the protocol step and a shared core --------------------------------------------------
+
+/// Ping-pongs of sizes rank 0 chooses as it goes: rank 0 calls measure(n),
+/// rank 1 serve() until rank 0 calls stop().
+class ping_service {
+public:
+  ping_service(MPI_Comm comm, int rank, int samples, std::vector<char>& buf)
+      : comm_(comm), rank_(rank), samples_(samples), buf_(&buf) {}
+  pingpong_point measure(std::size_t bytes) {
+    tell(bytes);
+    return pingpong(comm_, rank_, bytes, samples_, batch(bytes), *buf_);
+  }
+  void stop() { tell(stop_size); }
+  void serve() {
+    for (;;) {
+      unsigned long long bytes = 0;
+      HPCOLL_MPI(MPI_Recv, &bytes, 1, MPI_UNSIGNED_LONG_LONG, 0, tag_control, comm_, MPI_STATUS_IGNORE);
+      if (bytes == stop_size) return;
+      pingpong(comm_, rank_, bytes, samples_, batch(bytes), *buf_);
+    }
+  }
+
+private:
+  static constexpr unsigned long long stop_size = ~0ULL;
+  static int batch(std::size_t bytes) { return bytes <= 65536 ? 20 : 5; }
+  void tell(unsigned long long bytes) {
+    HPCOLL_MPI(MPI_Send, &bytes, 1, MPI_UNSIGNED_LONG_LONG, 1, tag_control, comm_);
+  }
+  MPI_Comm comm_;
+  int rank_, samples_;
+  std::vector<char>* buf_;
+};
+
+struct protocol_step {
+  bool found = false;
+  std::size_t eager_bytes = 256 << 10;  // the scan's end when there is no step
+  double rendezvous = 0;
+  std::vector<pingpong_point> scan, bisection;
+};
+
+/// Rank 0's side of the search for the transport's protocol step (rank 1 serves).
+protocol_step find_protocol_step(ping_service& ping, double beta) {
+  protocol_step r;
+  for (int k = 0; k <= 16; ++k)
+    r.scan.push_back(ping.measure(static_cast<std::size_t>(std::lround(1024 * std::pow(2.0, k / 2.0))) / 8 * 8));
+  const auto jump = [&](const pingpong_point& a, const pingpong_point& b) {
+    return b.median - a.median - beta * static_cast<double>(b.bytes - a.bytes);
+  };
+  // A step stays: the time two sizes on is above the line too (a spike of
+  // one noisy size does not). Relative to the time before it: the β line is
+  // an average, and large messages drift above it by more than α.
+  const auto step = [&](std::size_t k) {
+    return std::min(jump(r.scan[k], r.scan[k + 1]), jump(r.scan[k], r.scan[k + 2])) / r.scan[k].median;
+  };
+  std::size_t at = 0;
+  for (std::size_t k = 1; k + 2 < r.scan.size(); ++k)
+    if (step(k) > step(at)) at = k;
+  pingpong_point lo = r.scan[at], hi = r.scan[at + 1];
+  if (!(step(at) > 0.25)) return r;
+  r.found = true;
+  while (hi.bytes - lo.bytes > 16) {
+    const pingpong_point mid = ping.measure((lo.bytes + hi.bytes) / 2 / 8 * 8);
+    r.bisection.push_back(mid);
+    const double below = lo.median + beta * static_cast<double>(mid.bytes - lo.bytes);
+    const double above = hi.median - beta * static_cast<double>(hi.bytes - mid.bytes);
+    (std::abs(mid.median - below) <= std::abs(mid.median - above) ? lo : hi) = mid;
+  }
+  r.eager_bytes = lo.bytes;
+  r.rendezvous = std::max(0.0, jump(lo, hi));
+  return r;
+}
+
+struct shared_core {
+  bool measured = false;
+  int cpu = -1;
+  pingpong_point apart;    // 8 bytes one way, each rank on its own cores
+  pingpong_point one_way;  // 8 bytes, both ranks on `cpu`
+};
+
+/// Both ranks pinned to rank 0's first CPU for an 8-byte ping-pong, then back
+/// to their own affinity. Not measured where the OS does not let a rank pin
+/// itself there (then both ranks say so and skip it).
+shared_core on_one_core(MPI_Comm comm, int rank, int samples, std::vector<char>& buf) {
+  shared_core r;
+  r.apart = pingpong(comm, rank, small_message, samples, 20, buf);
+#if defined(__linux__)
+  cpu_set_t own;
+  CPU_ZERO(&own);
+  int cpu = -1;
+  if (sched_getaffinity(0, sizeof own, &own) == 0)
+    for (int c = 0; c < CPU_SETSIZE && cpu < 0; ++c)
+      if (CPU_ISSET(c, &own)) cpu = c;
+  if (rank == 0)
+    HPCOLL_MPI(MPI_Send, &cpu, 1, MPI_INT, 1, tag_control, comm);
+  else
+    HPCOLL_MPI(MPI_Recv, &cpu, 1, MPI_INT, 0, tag_control, comm, MPI_STATUS_IGNORE);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  if (cpu >= 0) CPU_SET(cpu, &one);
+  int pinned = cpu >= 0 && sched_setaffinity(0, sizeof one, &one) == 0 ? 1 : 0, other = 0;
+  HPCOLL_MPI(MPI_Sendrecv, &pinned, 1, MPI_INT, 1 - rank, tag_control, &other, 1, MPI_INT, 1 - rank, tag_control, comm,
+             MPI_STATUS_IGNORE);
+  if (pinned && other) {
+    r.measured = true;
+    r.cpu = cpu;
+    r.one_way = pingpong(comm, rank, small_message, samples, 20, buf);
+  }
+  if (pinned) sched_setaffinity(0, sizeof own, &own);
+#else
+  (void)comm, (void)rank, (void)samples, (void)buf;
+#endif
+  return r;
+}
+
 // --- local: copy and reduction kernels -------------------------------------------------
 
 volatile double sink = 0;
@@ -311,6 +443,16 @@ double gamma_per_byte(std::vector<T>& acc, std::vector<T>& in, std::size_t n, in
     sink = sink + static_cast<double>(acc[n / 2]);
   }
   return median(t);
+}
+
+/// sum/int32 per byte at 64 KiB, 128 KiB, ... up to max_bytes.
+std::vector<std::pair<std::size_t, double>> gamma_by_size(std::size_t max_bytes, int samples) {
+  std::vector<std::int32_t> acc(max_bytes / 4, 1), in(max_bytes / 4, 0);
+  std::vector<std::pair<std::size_t, double>> r;
+  for (std::size_t bytes = 64 << 10; bytes <= max_bytes; bytes *= 2)
+    r.emplace_back(bytes, gamma_per_byte<std::int32_t, hpcoll::op::sum>(
+                              acc, in, bytes / 4, samples, static_cast<int>(std::max<std::size_t>(1, (8u << 20) / bytes))));
+  return r;
 }
 
 struct gamma_entry {
@@ -416,17 +558,42 @@ int run(int argc, char** argv) {
     points.push_back(pingpong(comm, rank, n, quick ? 7 : 61, batch, buf));
   }
 
-  // 2. Gap and overhead.
+  std::vector<double> n, t;
+  for (const pingpong_point& p : points) n.push_back(static_cast<double>(p.bytes)), t.push_back(p.median);
+  const line_fit straight = fit_alpha_beta(n, t);
+
+  // 2. The protocol step and the cost of a shared core.
+  ping_service ping(comm, rank, quick ? 5 : 15, buf);
+  protocol_step step;
+  if (rank == 0) {
+    step = find_protocol_step(ping, straight.slope);
+    ping.stop();
+  } else {
+    ping.serve();
+  }
+  const shared_core crowded = on_one_core(comm, rank, quick ? 5 : 31, buf);
+  // α and β of the messages with the handshake taken out of those beyond the
+  // eager size: t(n) = α + nβ + rendezvous·[n > eager_bytes].
+  const auto handshake = [&](std::size_t bytes) { return bytes > step.eager_bytes ? step.rendezvous : 0.0; };
+  std::vector<double> t_data;
+  for (const pingpong_point& p : points) t_data.push_back(p.median - handshake(p.bytes));
+  const line_fit ab = step.found ? fit_alpha_beta(n, t_data) : straight;
+  const auto model_time = [&](std::size_t bytes) {
+    return ab.intercept + ab.slope * static_cast<double>(bytes) + handshake(bytes);
+  };
+
+  // 3. Gap and overhead.
   const std::vector<int> bursts = quick ? std::vector<int>{1, 64} : std::vector<int>{1, 16, 64, 128, 256};
   std::vector<burst_result> burst_results;
   for (int k : bursts) burst_results.push_back(burst(comm, rank, k, quick ? 5 : 31));
   const double o_recv = receive_overhead(comm, rank, 128, quick ? 5 : 31);
 
-  // 3. Local: memcpy and the reduction kernels on rank 0, rank 1 asleep.
+  // 4. Local: memcpy and the reduction kernels on rank 0, rank 1 asleep.
   const std::size_t copy_large = quick ? 8u << 20 : 64u << 20, copy_cache = 256u << 10;
   const std::size_t gamma_large = quick ? 4u << 20 : 64u << 20, gamma_cache = 64u << 10;
   double copy_large_spb = 0, copy_cache_spb = 0;
   std::vector<gamma_entry> gammas;
+  std::vector<std::pair<std::size_t, double>> gamma_sizes;
   if (rank == 1) {
     sleep_until_token(comm, 0);
   } else {
@@ -437,15 +604,13 @@ int run(int argc, char** argv) {
     gammas_for_type<std::int64_t>(gammas, gamma_large, gamma_cache, samples, cache_batch);
     gammas_for_type<float>(gammas, gamma_large, gamma_cache, samples, cache_batch);
     gammas_for_type<double>(gammas, gamma_large, gamma_cache, samples, cache_batch);
+    gamma_sizes = gamma_by_size(quick ? 4u << 20 : 32u << 20, samples);
     send_token(comm, 1);
   }
 
   int rc = 0;
   if (rank == 0) {
     // Fits.
-    std::vector<double> n, t;
-    for (const pingpong_point& p : points) n.push_back(static_cast<double>(p.bytes)), t.push_back(p.median);
-    const line_fit ab = fit_alpha_beta(n, t);
     line_fit absolute = fit_line(n, t, false);
     residuals(absolute, n, t);
     std::vector<double> k, tk;
@@ -466,6 +631,21 @@ int run(int argc, char** argv) {
     p.base.overhead = (o_send + o_recv) / 2;
     p.base.copy = copy_large_spb;
     p.base.gamma = median(larges);
+    std::vector<double> cached;
+    for (const gamma_entry& e : gammas) cached.push_back(e.cache);
+    p.base.gamma_cached = median(cached);
+    p.base.copy_cached = copy_cache_spb;
+    // The largest vector reduced nearer the in-cache rate than the large one.
+    const double midpoint = std::sqrt(p.base.gamma_cached * p.base.gamma);
+    p.base.cache_bytes = gamma_sizes.front().first;
+    for (const auto& [bytes, g] : gamma_sizes)
+      if (g <= midpoint) p.base.cache_bytes = bytes;
+    p.base.eager_bytes = step.eager_bytes;
+    p.base.rendezvous = step.rendezvous;
+    // On one core, a message waits for the other rank to be scheduled: the
+    // time beyond the same message between two cores.
+    const double separate = crowded.apart.median;
+    p.base.switch_time = crowded.measured ? std::max(0.0, crowded.one_way.median - separate) : p.base.switch_time;
     for (const gamma_entry& e : gammas) {
       const auto slash = e.key.find('/');
       p.gammas.push_back({e.key.substr(0, slash), e.key.substr(slash + 1), e.large});
@@ -487,13 +667,21 @@ int run(int argc, char** argv) {
       json::value e;
       e.set("bytes", q.bytes);
       e.set("median", q.median);
-      e.set("model", ab.intercept + ab.slope * static_cast<double>(q.bytes));
+      e.set("model", model_time(q.bytes));
       e.set("samples", numbers(q.samples));
       pp.push_back(std::move(e));
     }
     m.set("pingpong", std::move(pp));
     json::value fit;
-    fit.set("model", "t(n) = alpha + n * beta, one-way time (round trip / 2), median per size");
+    fit.set("model", "t(n) = alpha + n * beta (+ rendezvous beyond eager_bytes), one-way time (round trip / 2), "
+                     "median per size");
+    if (step.found) {
+      json::value one_line;
+      one_line.set("alpha", straight.intercept);
+      one_line.set("beta", straight.slope);
+      one_line.set("rms_relative_residual", straight.rms_rel);
+      fit.set("without_protocol_step", std::move(one_line));
+    }
     fit.set("method", ab.fallback ? "alpha = t(smallest size); beta by least squares weighted by 1/t^2"
                                   : "least squares weighted by 1/t^2 (relative residuals)");
     fit.set("alpha", ab.intercept);
@@ -544,7 +732,38 @@ int run(int argc, char** argv) {
     for (const gamma_entry& e : gammas) cache.set(e.key, e.cache);
     gm.set("cache", std::move(cache));
     gm.set("default", "the median of the sixteen large-vector values (the \"gamma\" entries of the file)");
+    json::array by_size;
+    for (const auto& [bytes, g] : gamma_sizes) {
+      json::value e;
+      e.set("bytes", bytes);
+      e.set("sum/int32", g);
+      by_size.push_back(std::move(e));
+    }
+    gm.set("by_size", std::move(by_size));
+    gm.set("cached", "gamma_cached: the median of the sixteen in-cache values; cache_bytes: the largest by_size vector "
+                     "whose value is below the geometric mean of gamma_cached and gamma");
     m.set("gamma", std::move(gm));
+    const auto points_json = [](const std::vector<pingpong_point>& v) {
+      json::array a;
+      for (const pingpong_point& q : v) {
+        json::value e;
+        e.set("bytes", q.bytes);
+        e.set("median", q.median);
+        a.push_back(std::move(e));
+      }
+      return a;
+    };
+    json::value pj;
+    pj.set("found", step.found);
+    pj.set("scan", points_json(step.scan));
+    pj.set("bisection", points_json(step.bisection));
+    m.set("protocol", std::move(pj));
+    json::value sj;
+    sj.set("measured", crowded.measured);
+    sj.set("cpu", crowded.cpu);
+    sj.set("one_core_one_way", crowded.one_way.median);
+    sj.set("two_cores_one_way", separate);
+    m.set("switch", std::move(sj));
     m.set("seconds", now() - started);
     p.measured = hpcoll::detail::json_text(m.get());
 
@@ -553,9 +772,9 @@ int run(int argc, char** argv) {
                 peer_host == host ? "" : " and ", peer_host == host ? "" : peer_host.c_str(),
                 mpi_library_version().c_str(), quick ? " (--quick)" : "");
     std::printf("\nping-pong, one-way time (median of %zu samples per size):\n", points.front().samples.size());
-    std::printf("  %10s  %12s  %12s  %9s\n", "bytes", "measured", "alpha+n*beta", "residual");
+    std::printf("  %10s  %12s  %12s  %9s\n", "bytes", "measured", "model", "residual");
     for (const pingpong_point& q : points) {
-      const double model = ab.intercept + ab.slope * static_cast<double>(q.bytes);
+      const double model = model_time(q.bytes);
       std::printf("  %10zu  %12s  %12s  %+8.1f%%\n", q.bytes, us(q.median).c_str(), us(model).c_str(),
                   100 * (model - q.median) / q.median);
     }
@@ -579,7 +798,20 @@ int run(int argc, char** argv) {
                 us(o_send).c_str(), us(o_recv).c_str());
     std::printf("  copy      %s memcpy %s; in cache (%s) %s\n", per_byte(p.base.copy).c_str(),
                 human_bytes(copy_large).c_str(), human_bytes(copy_cache).c_str(), per_byte(copy_cache_spb).c_str());
-    std::printf("  gamma     %s (default: median of the reductions below)\n", per_byte(p.base.gamma).c_str());
+    std::printf("  gamma     %s (default: median of the reductions below); in cache %s up to %s\n",
+                per_byte(p.base.gamma).c_str(), per_byte(p.base.gamma_cached).c_str(),
+                human_bytes(p.base.cache_bytes).c_str());
+    if (step.found)
+      std::printf("  protocol  eager up to %zu B; rendezvous %s more per message\n", p.base.eager_bytes,
+                  us(p.base.rendezvous).c_str());
+    else
+      std::printf("  protocol  no step between 1 KiB and 256 KiB (rendezvous 0)\n");
+    if (crowded.measured)
+      std::printf("  switch    %s (8 B one way on one core %s, on two %s)\n", us(p.base.switch_time).c_str(),
+                  us(crowded.one_way.median).c_str(), us(separate).c_str());
+    else
+      std::printf("  switch    not measured (ranks 0 and 1 cannot share a core here): %s, the default\n",
+                  us(p.base.switch_time).c_str());
     std::printf("\nreductions, hpcoll::detail::combine in place, GB/s of one operand (%s vectors / %s in cache):\n",
                 human_bytes(gamma_large).c_str(), human_bytes(gamma_cache).c_str());
     std::printf("  %-8s", "");
