@@ -1,10 +1,126 @@
 #include "solvers.hpp"
 
+#include <hpcoll/collectives/allreduce.hpp>
+#include <hpcoll/collectives/alltoall.hpp>
+#include <hpcoll/collectives/alltoallv.hpp>
+#include <hpcoll/op.hpp>
+#include <hpcoll/select/automatic.hpp>
+
+#include <algorithm>
+#include <array>
+#include <climits>
 #include <functional>
 #include <queue>
-#include <utility>
+#include <stdexcept>
 
 namespace hpcoll_dijkstra {
+
+// ---------------------------------------------------------------------------
+// The collectives
+
+exchange::exchange(MPI_Comm comm, collective_library library) : comm_(comm), library_(library) {
+  if (library_ == collective_library::native) {
+    MPI_Type_contiguous(2, MPI_UINT64_T, &relaxation_type_);
+    MPI_Type_commit(&relaxation_type_);
+  }
+}
+
+exchange::~exchange() {
+  if (relaxation_type_ != MPI_DATATYPE_NULL) MPI_Type_free(&relaxation_type_);
+}
+
+namespace {
+
+/// Runs call() and adds its time, and one call of `bytes`, to `usage`.
+template <class Call>
+void timed(collective_usage& usage, std::uint64_t bytes, Call&& call) {
+  const double start = MPI_Wtime();
+  call();
+  usage.seconds += MPI_Wtime() - start;
+  ++usage.calls;
+  usage.bytes += bytes;
+}
+
+/// A count of the native alltoallv, which takes ints.
+int native_count(std::uint64_t n) {
+  if (n > static_cast<std::uint64_t>(INT_MAX))
+    throw std::runtime_error("more than INT_MAX messages in one MPI_Alltoallv (use --collectives hpcoll)");
+  return static_cast<int>(n);
+}
+
+}  // namespace
+
+std::pair<distance_t, std::uint64_t> exchange::min_location(std::pair<distance_t, std::uint64_t> mine) {
+  std::array<std::pair<distance_t, std::uint64_t>, 1> in{mine}, out{};
+  if (library_ == collective_library::hpcoll) {
+    timed(allreduce_, sizeof in, [&] { hpcoll::allreduce(comm_, in, out, hpcoll::op::minloc{}); });
+    return out[0];
+  }
+  // MPI_LONG_INT: the distance as a long (unreachable as LONG_MAX), the vertex
+  // as an int; main() refuses native collectives for graphs that do not fit.
+  struct {
+    long distance;
+    int vertex;
+  } native_in{mine.first == unreachable ? LONG_MAX : static_cast<long>(mine.first),
+              mine.second > static_cast<std::uint64_t>(INT_MAX) ? INT_MAX : static_cast<int>(mine.second)},
+      native_out{};
+  timed(allreduce_, sizeof native_in,
+        [&] { MPI_Allreduce(&native_in, &native_out, 1, MPI_LONG_INT, MPI_MINLOC, comm_.native()); });
+  return {native_out.distance == LONG_MAX ? unreachable : static_cast<distance_t>(native_out.distance),
+          static_cast<std::uint64_t>(native_out.vertex)};
+}
+
+std::uint64_t exchange::minimum(std::uint64_t mine) {
+  std::array<std::uint64_t, 1> in{mine}, out{};
+  if (library_ == collective_library::hpcoll)
+    timed(allreduce_, sizeof in, [&] { hpcoll::allreduce(comm_, in, out, hpcoll::op::min{}); });
+  else
+    timed(allreduce_, sizeof in,
+          [&] { MPI_Allreduce(in.data(), out.data(), 1, MPI_UINT64_T, MPI_MIN, comm_.native()); });
+  return out[0];
+}
+
+void exchange::all_to_all(std::vector<std::vector<relaxation>>& outgoing, std::vector<relaxation>& incoming) {
+  const auto p = static_cast<std::size_t>(size());
+  send_counts_.assign(p, 0);
+  receive_counts_.assign(p, 0);
+  send_displs_.assign(p, 0);
+  receive_displs_.assign(p, 0);
+  send_buffer_.clear();
+  for (std::size_t r = 0; r < p; ++r) {
+    send_counts_[r] = outgoing[r].size();
+    send_displs_[r] = send_buffer_.size();
+    send_buffer_.insert(send_buffer_.end(), outgoing[r].begin(), outgoing[r].end());
+    outgoing[r].clear();
+  }
+  const bool native = library_ == collective_library::native;
+  timed(alltoall_, p * sizeof(std::uint64_t), [&] {
+    if (native)
+      MPI_Alltoall(send_counts_.data(), 1, MPI_UINT64_T, receive_counts_.data(), 1, MPI_UINT64_T, comm_.native());
+    else
+      hpcoll::alltoall(comm_, send_counts_, receive_counts_);
+  });
+  std::uint64_t arriving = 0;
+  for (std::size_t r = 0; r < p; ++r) {
+    receive_displs_[r] = arriving;
+    arriving += receive_counts_[r];
+  }
+  incoming.resize(arriving);
+  timed(alltoallv_, send_buffer_.size() * sizeof(relaxation), [&] {
+    if (!native) {
+      hpcoll::alltoallv(comm_, send_buffer_, send_counts_, send_displs_, incoming, receive_counts_, receive_displs_);
+      return;
+    }
+    const std::vector<std::uint64_t>* sources[4] = {&send_counts_, &send_displs_, &receive_counts_, &receive_displs_};
+    for (int i = 0; i < 4; ++i) {
+      native_counts_[i].resize(p);
+      std::transform(sources[i]->begin(), sources[i]->end(), native_counts_[i].begin(), native_count);
+    }
+    MPI_Alltoallv(send_buffer_.data(), native_counts_[0].data(), native_counts_[1].data(), relaxation_type_,
+                  incoming.data(), native_counts_[2].data(), native_counts_[3].data(), relaxation_type_,
+                  comm_.native());
+  });
+}
 
 // ---------------------------------------------------------------------------
 // Sequential Dijkstra
@@ -32,6 +148,56 @@ std::vector<distance_t> sequential_dijkstra(const csr_graph& g, vertex_t source)
     }
   }
   return distance;
+}
+
+// ---------------------------------------------------------------------------
+// Parallel Dijkstra
+
+solve_result parallel_dijkstra(const local_graph& g, vertex_t source, exchange& ex) {
+  const double start = MPI_Wtime();
+  solve_result result;
+  result.distances.first = g.first;
+  std::vector<distance_t>& distance = result.distances.values;
+  distance.assign(g.vertex_count(), unreachable);
+  std::vector<bool> settled(g.whole.vertices, false);
+  min_queue queue;  // the rank's own vertices, by global id
+  std::vector<std::vector<relaxation>> outgoing(static_cast<std::size_t>(ex.size()));
+  std::vector<relaxation> incoming;
+
+  const auto offer = [&](std::uint64_t v, distance_t d) {
+    distance_t& current = distance[v - g.first];
+    if (d < current) {
+      current = d;
+      queue.push({d, v});
+    }
+  };
+  if (g.owns(source)) offer(source, 0);
+
+  for (;;) {
+    while (!queue.empty() && queue.top().first != distance[queue.top().second - g.first]) queue.pop();
+    const queue_entry nearest = ex.min_location(queue.empty() ? queue_entry{unreachable, unreachable} : queue.top());
+    if (nearest.first == unreachable) break;
+    const auto [d, u] = nearest;
+    settled[u] = true;
+    ++result.stats.settled;
+    if (g.owns(u)) {
+      queue.pop();  // u is this rank's nearest: the top
+      const std::uint64_t local = u - g.first;
+      result.stats.relaxations += g.arcs.offsets[local + 1] - g.arcs.offsets[local];
+      for (std::uint64_t i = g.arcs.offsets[local]; i < g.arcs.offsets[local + 1]; ++i) {
+        const vertex_t head = g.arcs.heads[i];
+        if (settled[head]) continue;
+        const distance_t reached = d + g.arcs.weights[i];
+        if (g.owns(head)) offer(head, reached);
+        else outgoing[static_cast<std::size_t>(g.partition.owner(head))].push_back({head, reached});
+      }
+    }
+    // Every rank takes part, though only u's owner has anything to send.
+    ex.all_to_all(outgoing, incoming);
+    for (const relaxation& r : incoming) offer(r.vertex, r.distance);
+  }
+  result.stats.seconds = MPI_Wtime() - start;
+  return result;
 }
 
 }  // namespace hpcoll_dijkstra
