@@ -1,12 +1,12 @@
 // hpcoll_dijkstra: single-source shortest paths on road networks, the
-// collectives of the parallel solver by hpcoll (or by the MPI library).
+// collectives of the parallel solvers by hpcoll (or by the MPI library).
 // Rank 0 reads a DIMACS file or generates a road network, hands every rank
 // its block of vertices, the chosen solver runs, rank 0 prints a summary and
 // every run prints "checksum: reachable=R sum=S max=M". docs/dijkstra.md.
 //
 //   mpiexec -n P hpcoll_dijkstra (--graph FILE | --generate PRESET|N [--seed K]) [--write FILE]
-//       [--source V] [--solver dijkstra|sequential|none] [--collectives hpcoll|native] [--check]
-//       [--json FILE] [--distances FILE]
+//       [--source V] [--solver dijkstra|delta|sequential|none] [--delta D]
+//       [--collectives hpcoll|native] [--check] [--json FILE] [--distances FILE]
 //
 // Bad options and bad input are reported on every rank, which all exit
 // non-zero: option errors with status 2, input and check failures with 1.
@@ -41,7 +41,7 @@ namespace json = hpcoll_bench::json;
 
 constexpr const char* program = "hpcoll_dijkstra";
 
-enum class solver_kind { dijkstra, sequential, none };
+enum class solver_kind { dijkstra, delta, sequential, none };
 
 struct options {
   std::string graph;
@@ -50,6 +50,7 @@ struct options {
   std::string write;
   std::uint64_t source = 1;
   solver_kind solver = solver_kind::dijkstra;
+  std::optional<std::uint64_t> delta;
   collective_library library = collective_library::hpcoll;
   bool check = false;
   std::string json;
@@ -78,7 +79,7 @@ Enum parse_choice(const std::string& text, const std::vector<std::string>& names
   return static_cast<Enum>(found - names.begin());
 }
 
-const std::vector<std::string> solver_names = {"dijkstra", "sequential", "none"};
+const std::vector<std::string> solver_names = {"dijkstra", "delta", "sequential", "none"};
 const std::vector<std::string> library_names = {"hpcoll", "native"};
 
 std::string name_of(solver_kind s) { return solver_names[static_cast<std::size_t>(s)]; }
@@ -182,6 +183,7 @@ struct summary {
   std::string command, graph_name;
   graph_summary graph;
   int np = 1;
+  distance_t delta = 0;
   solve_stats stats;
   std::uint64_t relaxations = 0;  ///< all ranks'
   std::vector<hpcoll::schedule_count> schedules;
@@ -191,7 +193,7 @@ struct summary {
   std::string check_result;
   checksum sums;
 
-  bool parallel() const { return o->solver == solver_kind::dijkstra; }
+  bool parallel() const { return o->solver == solver_kind::dijkstra || o->solver == solver_kind::delta; }
   bool native() const { return o->library == collective_library::native; }
 };
 
@@ -200,11 +202,16 @@ void print(const summary& s) {
   std::printf("graph        %s: %llu nodes, %llu arcs\n", s.graph_name.c_str(),
               static_cast<unsigned long long>(s.graph.vertices), static_cast<unsigned long long>(s.graph.arcs));
   std::string run = "np " + std::to_string(s.np) + ", solver " + name_of(o.solver);
+  if (o.solver == solver_kind::delta) run += " (delta " + std::to_string(s.delta) + ")";
   if (s.parallel()) run += ", collectives " + name_of(o.library);
   std::printf("run          %s, source %llu\n", run.c_str(), static_cast<unsigned long long>(o.source));
   if (o.solver == solver_kind::dijkstra)
     std::printf("steps        %llu (one per reachable vertex); %llu arcs relaxed\n",
                 static_cast<unsigned long long>(s.stats.settled), static_cast<unsigned long long>(s.relaxations));
+  if (o.solver == solver_kind::delta)
+    std::printf("steps        %llu buckets, %llu light phases; %llu arcs relaxed\n",
+                static_cast<unsigned long long>(s.stats.buckets), static_cast<unsigned long long>(s.stats.phases),
+                static_cast<unsigned long long>(s.relaxations));
   if (s.parallel()) {
     std::string schedules;
     for (const hpcoll::schedule_count& c : s.schedules)
@@ -243,8 +250,12 @@ json::value to_json(const summary& s) {
                    {"np", s.np},
                    {"solver", name_of(o.solver)},
                    {"source", o.source}};
+  if (o.solver == solver_kind::delta) doc.set("delta", s.delta);
   if (o.solver == solver_kind::dijkstra)
     doc.set("steps", json::object{{"settled", s.stats.settled}, {"relaxations", s.relaxations}});
+  if (o.solver == solver_kind::delta)
+    doc.set("steps", json::object{
+                         {"buckets", s.stats.buckets}, {"phases", s.stats.phases}, {"relaxations", s.relaxations}});
   if (s.parallel()) {
     doc.set("collectives", name_of(o.library));
     json::array schedules;
@@ -296,7 +307,9 @@ int run(int argc, char** argv) {
       ("source", hpcoll_bench::value_of(&o.source, "V", integer(1, max_vertices)), "the source vertex, 1..N (default 1)")
       ("solver", hpcoll_bench::value_of(&o.solver, "NAME", [](const std::string& t) {
          return parse_choice<solver_kind>(t, solver_names);
-       }), "dijkstra (default: one vertex per step), sequential (rank 0 alone) or none (load only)")
+       }), "dijkstra (default: one vertex per step), delta (delta-stepping), sequential (rank 0 alone) or none (load only)")
+      ("delta", hpcoll_bench::value_of(&o.delta, "D", integer(1, UINT64_MAX)),
+       "delta-stepping's bucket width (default: 4 x the mean arc weight)")
       ("collectives", hpcoll_bench::value_of(&o.library, "LIB", [](const std::string& t) {
          return parse_choice<collective_library>(t, library_names);
        }), "hpcoll (default: hpcoll's allreduce, alltoall, alltoallv) or native (the MPI library's)")
@@ -315,8 +328,9 @@ int run(int argc, char** argv) {
                                                   : "--graph and --generate exclude each other");
     if (!o.write.empty() && o.write == o.graph) throw std::invalid_argument("--write would overwrite --graph");
     if (o.seed && !o.generate) throw std::invalid_argument("--seed is for --generate");
+    if (o.delta && o.solver != solver_kind::delta) throw std::invalid_argument("--delta is for --solver delta");
     if (o.check && (o.solver == solver_kind::sequential || o.solver == solver_kind::none))
-      throw std::invalid_argument("--check compares the parallel solver (dijkstra) with the sequential one");
+      throw std::invalid_argument("--check compares a parallel solver (dijkstra, delta) with the sequential one");
     if (!o.distances.empty() && o.solver == solver_kind::none) throw std::invalid_argument("--distances needs a solver");
   });
   if (parsed.exit) return *parsed.exit;
@@ -373,12 +387,14 @@ int run(int argc, char** argv) {
   if (!keep_whole) whole = {};
 
   // ---- solve -------------------------------------------------------------------------------
+  if (o.solver == solver_kind::delta) s.delta = o.delta.value_or(default_delta(s.graph));
   exchange ex(MPI_COMM_WORLD, o.library);
   solve_result result;
   const auto source = static_cast<vertex_t>(o.source - 1);
   MPI_Barrier(MPI_COMM_WORLD);
   switch (o.solver) {
     case solver_kind::dijkstra: result = parallel_dijkstra(local, source, ex); break;
+    case solver_kind::delta: result = delta_stepping(local, source, s.delta, ex); break;
     case solver_kind::sequential:
       if (rank == 0) {
         const double t = MPI_Wtime();

@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cmath>
 #include <functional>
+#include <map>
 #include <queue>
 #include <stdexcept>
 
@@ -195,6 +197,96 @@ solve_result parallel_dijkstra(const local_graph& g, vertex_t source, exchange& 
     // Every rank takes part, though only u's owner has anything to send.
     ex.all_to_all(outgoing, incoming);
     for (const relaxation& r : incoming) offer(r.vertex, r.distance);
+  }
+  result.stats.seconds = MPI_Wtime() - start;
+  return result;
+}
+
+// ---------------------------------------------------------------------------
+// Delta-stepping
+
+distance_t default_delta(const graph_summary& g) {
+  return std::max<distance_t>(1, static_cast<distance_t>(std::llround(4 * g.mean_weight)));
+}
+
+solve_result delta_stepping(const local_graph& g, vertex_t source, distance_t delta, exchange& ex) {
+  if (delta == 0) throw std::invalid_argument("delta-stepping needs a bucket width of at least 1");
+  const double start = MPI_Wtime();
+  constexpr std::uint64_t none = ~std::uint64_t{0};
+  solve_result result;
+  result.distances.first = g.first;
+  std::vector<distance_t>& distance = result.distances.values;
+  distance.assign(g.vertex_count(), unreachable);
+  // Buckets of local vertex indices by bucket number. A vertex is listed again
+  // whenever its distance falls; an entry counts only while the vertex is
+  // `queued` and its distance still lies in that bucket.
+  std::map<std::uint64_t, std::vector<vertex_t>> buckets;
+  std::vector<bool> queued(g.vertex_count(), false);
+  std::vector<std::uint64_t> settled_in(g.vertex_count(), none);  // the bucket that settled the vertex
+  std::vector<vertex_t> settled;                                  // by the current bucket
+  std::vector<std::vector<relaxation>> outgoing(static_cast<std::size_t>(ex.size()));
+  std::vector<relaxation> incoming;
+
+  const auto offer_local = [&](std::uint64_t local, distance_t d) {
+    if (d < distance[local]) {
+      distance[local] = d;
+      queued[local] = true;
+      buckets[d / delta].push_back(static_cast<vertex_t>(local));
+    }
+  };
+  const auto offer = [&](std::uint64_t v, distance_t d) {
+    if (g.owns(v)) offer_local(v - g.first, d);
+    else outgoing[static_cast<std::size_t>(g.partition.owner(v))].push_back({v, d});
+  };
+  // Relaxes the arcs of local vertex u that are light (or heavy).
+  const auto relax = [&](std::uint64_t u, bool light) {
+    for (std::uint64_t i = g.arcs.offsets[u]; i < g.arcs.offsets[u + 1]; ++i)
+      if ((g.arcs.weights[i] <= delta) == light) {
+        ++result.stats.relaxations;
+        offer(g.arcs.heads[i], distance[u] + g.arcs.weights[i]);
+      }
+  };
+  const auto apply_incoming = [&] {
+    ex.all_to_all(outgoing, incoming);
+    for (const relaxation& r : incoming) offer_local(r.vertex - g.first, r.distance);
+  };
+  const auto waiting = [&](vertex_t v, std::uint64_t bucket) { return queued[v] && distance[v] / delta == bucket; };
+  // The lowest bucket with a waiting vertex on this rank (none if there is none); drops stale entries.
+  const auto lowest_bucket = [&]() -> std::uint64_t {
+    while (!buckets.empty()) {
+      auto& [bucket, list] = *buckets.begin();
+      std::erase_if(list, [&](vertex_t v) { return !waiting(v, bucket); });
+      if (!list.empty()) return bucket;
+      buckets.erase(buckets.begin());
+    }
+    return none;
+  };
+
+  if (g.owns(source)) offer_local(source - g.first, 0);
+  for (std::uint64_t current = ex.minimum(lowest_bucket()); current != none; current = ex.minimum(lowest_bucket())) {
+    ++result.stats.buckets;
+    settled.clear();
+    do {
+      std::vector<vertex_t> frontier;
+      if (const auto it = buckets.find(current); it != buckets.end()) {
+        frontier = std::move(it->second);
+        buckets.erase(it);
+      }
+      for (const vertex_t v : frontier) {
+        if (!waiting(v, current)) continue;
+        queued[v] = false;
+        if (settled_in[v] != current) {
+          settled_in[v] = current;
+          settled.push_back(v);
+        }
+        relax(v, true);
+      }
+      apply_incoming();
+      ++result.stats.phases;
+    } while (ex.minimum(lowest_bucket()) == current);
+    // The bucket's distances are final: its heavy arcs lead to later buckets only.
+    for (const vertex_t v : settled) relax(v, false);
+    apply_incoming();
   }
   result.stats.seconds = MPI_Wtime() - start;
   return result;

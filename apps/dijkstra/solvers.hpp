@@ -1,7 +1,8 @@
 // The shortest-path solvers, all exact (64-bit integer distances):
 //   sequential_dijkstra  a binary-heap Dijkstra on one rank's whole graph, the reference;
-//   parallel_dijkstra    one vertex settled per step, chosen by an allreduce (minloc).
-// The parallel solver runs on a 1-D partition (partition.hpp) and talks only
+//   parallel_dijkstra    one vertex settled per step, chosen by an allreduce (minloc);
+//   delta_stepping       Meyer and Sanders' buckets of width delta, relaxed in phases.
+// The parallel solvers run on a 1-D partition (partition.hpp) and talk only
 // through an `exchange`: hpcoll's collectives or the MPI library's own.
 #pragma once
 
@@ -20,7 +21,7 @@
 
 namespace hpcoll_dijkstra {
 
-/// Whose collectives the parallel solver calls.
+/// Whose collectives the parallel solvers call.
 enum class collective_library { hpcoll, native };
 
 /// What one rank spent in one collective.
@@ -30,13 +31,13 @@ struct collective_usage {
   double seconds = 0;
 };
 
-/// A message of the parallel solver: `vertex` can be reached at `distance`.
+/// A message of the parallel solvers: `vertex` can be reached at `distance`.
 struct relaxation {
   std::uint64_t vertex;
   distance_t distance;
 };
 
-/// The three collectives of the parallel solver, each call timed and
+/// The three collectives of the parallel solvers, each call timed and
 /// counted. With collective_library::hpcoll they are hpcoll's free functions
 /// (hpcoll::allreduce, alltoall, alltoallv: the dispatcher chooses each
 /// schedule) on a private communicator, whose schedule counters therefore
@@ -82,7 +83,9 @@ private:
 /// Counters of a solver's run on one rank.
 struct solve_stats {
   std::uint64_t settled = 0;  ///< parallel_dijkstra: steps, one per reachable vertex
-  std::uint64_t relaxations = 0;  ///< arcs relaxed by this rank
+  std::uint64_t buckets = 0;  ///< delta_stepping: buckets processed
+  std::uint64_t phases = 0;   ///< delta_stepping: light phases over all buckets
+  std::uint64_t relaxations = 0;  ///< arcs relaxed by this rank (delta_stepping: some several times)
   double seconds = 0;         ///< the solver's wall time on this rank
 };
 
@@ -101,5 +104,17 @@ std::vector<distance_t> sequential_dijkstra(const csr_graph& g, vertex_t source)
 /// which vertices are settled (each step's minloc says), so arcs into them are
 /// never sent.
 solve_result parallel_dijkstra(const local_graph& g, vertex_t source, exchange& ex);
+
+/// The bucket width delta_stepping uses by default: the mean arc weight times
+/// four, at least 1 (docs/dijkstra.md explains the choice).
+distance_t default_delta(const graph_summary& g);
+
+/// Delta-stepping: bucket i holds the vertices at tentative distance
+/// [i delta, (i + 1) delta). Per bucket, phases relax the light arcs (weight
+/// <= delta) of the vertices in it until no rank has any left (one alltoall
+/// and alltoallv of requests, then an allreduce, per phase), then the heavy
+/// arcs of every vertex it settled once (an alltoall and alltoallv); an
+/// allreduce (min) picks the next bucket and stops the loop. delta >= 1.
+solve_result delta_stepping(const local_graph& g, vertex_t source, distance_t delta, exchange& ex);
 
 }  // namespace hpcoll_dijkstra

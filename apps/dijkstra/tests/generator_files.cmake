@@ -41,7 +41,7 @@ if(count EQUAL 0 OR arcs_a STREQUAL arcs_c)
   message(FATAL_ERROR "FAIL: seeds 5 and 6 gave the same ${count} arcs")
 endif()
 
-run(2 --generate 3000 --seed 5 --write ${WORK}/a.gr.gz --solver sequential)
+run(2 --generate 3000 --seed 5 --write ${WORK}/a.gr.gz --solver delta)
 checksum(generated)
 file(READ ${WORK}/a.gr.gz magic LIMIT 2 HEX)
 if(NOT magic STREQUAL "1f8b")

@@ -1,4 +1,4 @@
-// hpcoll_dijkstra's parallel solver at every process count, with hpcoll's
+// hpcoll_dijkstra's parallel solvers at every process count, with hpcoll's
 // collectives and the MPI library's: against closed forms (a path, a star, a
 // grid) and against the sequential solver on generated graphs. Every rank
 // builds the same graph; rank 0's copy is distributed, as in the program.
@@ -61,11 +61,12 @@ void check_schedule_counters(const exchange& ex, collective_library library) {
   CHECK(counted[2] == (hpcoll ? ex.alltoallv().calls : 0));
 }
 
-/// Runs parallel_dijkstra with hpcoll's and the MPI library's collectives, from `source` on g,
-/// and checks every rank's distances against `expected`, the step counts against the reachable
-/// vertices, and the collective calls against the steps (closed forms) and hpcoll's schedule
-/// counters.
-void check_solvers(const csr_graph& g, vertex_t source, const std::vector<distance_t>& expected) {
+/// Runs parallel_dijkstra and delta_stepping with each of `deltas` (0: the default), each with
+/// hpcoll's and the MPI library's collectives, from `source` on g, and checks every rank's
+/// distances against `expected`, the step counts against the reachable vertices, and the
+/// collective calls against the steps (closed forms) and hpcoll's schedule counters.
+void check_solvers(const csr_graph& g, vertex_t source, const std::vector<distance_t>& expected,
+                   const std::vector<distance_t>& deltas = {0}) {
   const local_graph local = distribute(MPI_COMM_WORLD, g);
   REQUIRE(local.whole.vertices == g.vertex_count());
   REQUIRE(local.whole.arcs == g.arc_count());
@@ -74,22 +75,39 @@ void check_solvers(const csr_graph& g, vertex_t source, const std::vector<distan
 
   for (const collective_library library : {collective_library::hpcoll, collective_library::native}) {
     const std::string collectives = library == collective_library::hpcoll ? "hpcoll" : "native";
-    exchange ex(MPI_COMM_WORLD, library);
-    const solve_result r = parallel_dijkstra(local, source, ex);
-    INFO("dijkstra, ", collectives, ", source ", source + 1);
-    CHECK(r.distances.first == local.first);
-    CHECK(r.distances.values.size() == local.vertex_count());
-    CHECK(first_difference(r, expected) == "");
-    CHECK(r.stats.settled == reachable);
-    CHECK(ex.allreduce().calls == reachable + 1);  // one per step, one that finds none left
-    CHECK(ex.alltoall().calls == reachable);
-    CHECK(ex.alltoallv().calls == reachable);
-    check_schedule_counters(ex, library);
+    {
+      exchange ex(MPI_COMM_WORLD, library);
+      const solve_result r = parallel_dijkstra(local, source, ex);
+      INFO("dijkstra, ", collectives, ", source ", source + 1);
+      CHECK(r.distances.first == local.first);
+      CHECK(r.distances.values.size() == local.vertex_count());
+      CHECK(first_difference(r, expected) == "");
+      CHECK(r.stats.settled == reachable);
+      CHECK(ex.allreduce().calls == reachable + 1);  // one per step, one that finds none left
+      CHECK(ex.alltoall().calls == reachable);
+      CHECK(ex.alltoallv().calls == reachable);
+      check_schedule_counters(ex, library);
+    }
+    for (const distance_t requested : deltas) {
+      const distance_t delta = requested ? requested : default_delta(local.whole);
+      exchange ex(MPI_COMM_WORLD, library);
+      const solve_result r = delta_stepping(local, source, delta, ex);
+      INFO("delta ", delta, ", ", collectives, ", source ", source + 1);
+      CHECK(first_difference(r, expected) == "");
+      CHECK(r.stats.buckets >= 1);
+      CHECK(r.stats.phases >= r.stats.buckets);
+      // Per bucket: its phases (each an exchange and an allreduce), the heavy arcs' exchange, an
+      // allreduce for the next bucket; and the first allreduce.
+      CHECK(ex.allreduce().calls == 1 + r.stats.phases + r.stats.buckets);
+      CHECK(ex.alltoall().calls == r.stats.phases + r.stats.buckets);
+      CHECK(ex.alltoallv().calls == r.stats.phases + r.stats.buckets);
+      check_schedule_counters(ex, library);
+    }
   }
 }
 
-void check_against_sequential(const csr_graph& g, std::vector<vertex_t> sources) {
-  for (const vertex_t source : sources) check_solvers(g, source, sequential_dijkstra(g, source));
+void check_against_sequential(const csr_graph& g, std::vector<vertex_t> sources, const std::vector<distance_t>& deltas = {0}) {
+  for (const vertex_t source : sources) check_solvers(g, source, sequential_dijkstra(g, source), deltas);
 }
 
 /// n vertices, m random arcs whose weights are drawn from `weights`.
@@ -117,7 +135,7 @@ TEST_CASE("dijkstra.path") {
       const auto t = [](std::uint64_t v) { return v * (v + 1) / 2; };
       expected[k] = t(k) > t(s) ? t(k) - t(s) : t(s) - t(k);
     }
-    check_solvers(g, static_cast<vertex_t>(s), expected);
+    check_solvers(g, static_cast<vertex_t>(s), expected, {0, 1, 7, 1000});
   }
 }
 
@@ -135,8 +153,8 @@ TEST_CASE("dijkstra.star") {
     from_centre[j] = j;
     from_leaf[j] = j == 0 ? 1 : j == 1 ? 0 : 1 + j;
   }
-  check_solvers(g, 0, from_centre);
-  check_solvers(g, 1, from_leaf);
+  check_solvers(g, 0, from_centre, {0, 1, 5});
+  check_solvers(g, 1, from_leaf, {0, 1, 5});
 }
 
 TEST_CASE("dijkstra.grid") {
@@ -156,7 +174,7 @@ TEST_CASE("dijkstra.grid") {
     for (std::uint64_t r = 0; r < rows; ++r)
       for (std::uint64_t c = 0; c < columns; ++c)
         expected[r * columns + c] = 3 * (r > r0 ? r - r0 : r0 - r) + (c > c0 ? c - c0 : c0 - c);
-    check_solvers(g, static_cast<vertex_t>(r0 * columns + c0), expected);
+    check_solvers(g, static_cast<vertex_t>(r0 * columns + c0), expected, {0, 1, 2, 4});
   }
 }
 
@@ -165,8 +183,9 @@ TEST_CASE("dijkstra.road_networks") {
     INFO(n, " nodes");
     check_against_sequential(generate_road_network(n, default_arc_count(n), 11), {0, static_cast<vertex_t>(n - 1)});
   }
-  // Large enough for long roads.
-  check_against_sequential(generate_road_network(1200, default_arc_count(1200), 5), {0, 777});
+  // Large enough for long roads; delta also at half the default and above every weight (one phase per bucket).
+  const csr_graph g = generate_road_network(1200, default_arc_count(1200), 5);
+  check_against_sequential(g, {0, 777}, {0, 400, 100'000});
 }
 
 TEST_CASE("dijkstra.disconnected") {
@@ -188,9 +207,9 @@ TEST_CASE("dijkstra.disconnected") {
 }
 
 TEST_CASE("dijkstra.zero_weights") {
-  // Many arcs of weight 0 (zero-weight cycles among them).
-  check_against_sequential(random_graph(150, 600, {0, 0, 0, 1, 2, 7}, 3), {0, 99});
-  check_against_sequential(random_graph(60, 200, {0}, 4), {5});  // every distance 0 or inf
+  // Many arcs of weight 0 (zero-weight cycles among them); delta 1 puts them all in one bucket.
+  check_against_sequential(random_graph(150, 600, {0, 0, 0, 1, 2, 7}, 3), {0, 99}, {0, 1, 3});
+  check_against_sequential(random_graph(60, 200, {0}, 4), {5}, {0, 1});  // every distance 0 or inf
 }
 
 TEST_CASE("dijkstra.parallel_arcs_and_self_loops") {
@@ -205,10 +224,10 @@ TEST_CASE("dijkstra.parallel_arcs_and_self_loops") {
     arcs.emplace_back(u, v, w + 9);  // and a heavier one
     arcs.emplace_back(u, u, w);      // a self-loop
   }
-  check_against_sequential(graph_of(n, arcs), {0, 60});
+  check_against_sequential(graph_of(n, arcs), {0, 60}, {0, 1, 20});
 }
 
 TEST_CASE("dijkstra.single_vertex") {
-  check_solvers(graph_of(1, {}), 0, {0});
-  check_solvers(graph_of(1, {{0, 0, 0}, {0, 0, 5}}), 0, {0});
+  check_solvers(graph_of(1, {}), 0, {0}, {0, 1});
+  check_solvers(graph_of(1, {{0, 0, 0}, {0, 0, 5}}), 0, {0}, {0, 1});
 }
