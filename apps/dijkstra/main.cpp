@@ -172,9 +172,10 @@ void check_writable(const std::string& path) {
 }
 
 /// The times of a summary, per rank: load runs from the start until every rank has its block,
-/// the solver's time is compute plus its collectives, other is the rest.
-enum timing { load, compute, allreduce_time, alltoall_time, alltoallv_time, other, total, timings };
-const char* const timing_names[timings] = {"load", "compute", "allreduce", "alltoall", "alltoallv", "other", "total"};
+/// solve is the solver's, made of compute and its collectives, other is the rest.
+enum timing { load, solve, compute, allreduce_time, alltoall_time, alltoallv_time, other, total, timings };
+const char* const timing_names[timings] = {"load",     "solve",     "compute", "allreduce",
+                                           "alltoall", "alltoallv", "other",   "total"};
 constexpr int first_collective = allreduce_time, collective_count = 3;
 
 /// What rank 0 reports of a run.
@@ -222,11 +223,13 @@ void print(const summary& s) {
   std::printf("load         %s %.3f s, distribute %.3f s (rank 0)", o.generate ? "generate" : "read", s.read_seconds,
               s.distribute_seconds);
   if (!o.write.empty()) std::printf("; write %.3f s (in other)", s.write_seconds);
-  std::printf("\ntime (s)     max over ranks       mean        calls   bytes, all ranks\n");
+  std::printf("\ntime (s)      max over ranks       mean        calls   bytes, all ranks\n");
   for (int t = 0; t < timings; ++t) {
     const bool collective_row = t >= first_collective && t < first_collective + collective_count;
     if (collective_row && !s.parallel()) continue;
-    std::printf("  %-10s %14.6f %10.6f", timing_names[t], s.max_seconds[t], s.mean_seconds[t]);
+    const bool part_of_solve = t > solve && t < other;
+    std::printf("%-14s %13.6f %10.6f", ((part_of_solve ? "    " : "  ") + std::string(timing_names[t])).c_str(),
+                s.max_seconds[t], s.mean_seconds[t]);
     if (collective_row) {
       const collective_usage& c = s.collectives[t - first_collective];
       std::printf(" %12llu %18llu", static_cast<unsigned long long>(c.calls), static_cast<unsigned long long>(c.bytes));
@@ -427,6 +430,7 @@ int run(int argc, char** argv) {
   // ---- summary: rank 0 prints it and writes the JSON -----------------------------------------
   const collective_usage* usages[collective_count] = {&ex.allreduce(), &ex.alltoall(), &ex.alltoallv()};
   for (int c = 0; c < collective_count; ++c) seconds[first_collective + c] = usages[c]->seconds;
+  seconds[solve] = result.stats.seconds;
   seconds[compute] = result.stats.seconds - ex.collective_seconds();
   seconds[total] = MPI_Wtime() - start;
   seconds[other] = seconds[total] - seconds[load] - result.stats.seconds;

@@ -108,15 +108,17 @@ void exchange::all_to_all(std::vector<std::vector<relaxation>>& outgoing, std::v
     arriving += receive_counts_[r];
   }
   incoming.resize(arriving);
-  timed(alltoallv_, send_buffer_.size() * sizeof(relaxation), [&] {
-    if (!native) {
-      hpcoll::alltoallv(comm_, send_buffer_, send_counts_, send_displs_, incoming, receive_counts_, receive_displs_);
-      return;
-    }
+  if (native) {
     const std::vector<std::uint64_t>* sources[4] = {&send_counts_, &send_displs_, &receive_counts_, &receive_displs_};
     for (int i = 0; i < 4; ++i) {
       native_counts_[i].resize(p);
       std::transform(sources[i]->begin(), sources[i]->end(), native_counts_[i].begin(), native_count);
+    }
+  }
+  timed(alltoallv_, send_buffer_.size() * sizeof(relaxation), [&] {
+    if (!native) {
+      hpcoll::alltoallv(comm_, send_buffer_, send_counts_, send_displs_, incoming, receive_counts_, receive_displs_);
+      return;
     }
     MPI_Alltoallv(send_buffer_.data(), native_counts_[0].data(), native_counts_[1].data(), relaxation_type_,
                   incoming.data(), native_counts_[2].data(), native_counts_[3].data(), relaxation_type_,
