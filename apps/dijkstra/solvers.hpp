@@ -12,7 +12,6 @@
 #include <hpcoll/exec/counters.hpp>
 
 #include <cstdint>
-#include <string>
 #include <utility>
 #include <vector>
 
