@@ -378,12 +378,13 @@ def load_average():
         return "?"
 
 
-def run_once(binary, np_, flags, graph, program_options, mca, folder, name, commands):
+def run_once(binary, np_, flags, graph, program_options, mca, folder, name, commands, verbose):
     """One run: (solve seconds, checksum text, schedules, native algorithms), or None if it failed."""
     out_json = os.path.join(folder, "runs", f"{name}.json")
     cmd = (["mpiexec", "-n", str(np_)] + shlex.split(flags) + mca +
            [binary, "--generate", graph, "--solver", "dijkstra"] + program_options + ["--json", out_json])
-    rc, _ = bc.run_logged(cmd, os.path.join(folder, "runs", f"{name}.log"), commands, name, timeout=600)
+    rc, _ = bc.run_logged(cmd, os.path.join(folder, "runs", f"{name}.log"), commands, name, timeout=600,
+                            echo=verbose)
     if rc != 0:
         return None
     with open(out_json) as f:
@@ -412,7 +413,7 @@ def run_all(args, nps, graphs, folder):
                     for config, program_options, mca in configs:
                         name = re.sub(r"[^A-Za-z0-9_.=-]+", "_", f"{graph}-np{np_}-{config}-{repetition + 1}")
                         result = run_once(args.binary, np_, flags[str(np_)], graph, program_options, mca, folder, name,
-                                          commands)
+                                          commands, args.verbose)
                         if result is None:
                             failed.append(name)
                             continue
