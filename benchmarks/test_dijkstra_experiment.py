@@ -191,7 +191,7 @@ class FromFolder(unittest.TestCase):
     def test_bad_options(self):
         rc, out = run("--graphs", "texas", cwd=self.tmp.name)
         self.assertNotEqual(rc, 0)
-        self.assertIn("--graphs: unknown texas (one of seto, cal, usa)", out)
+        self.assertIn("--graphs: unknown texas (one of seto, cal)", out)
         rc, out = run("--repeat", "0", cwd=self.tmp.name)
         self.assertNotEqual(rc, 0)
         self.assertIn("--repeat 0: at least 1", out)
