@@ -81,11 +81,14 @@ class Analysis(unittest.TestCase):
         self.assertAlmostEqual(np1["dispatcher_ms"], 22.0)
         self.assertEqual([round(x, 6) for x in np1["dispatcher_range_ms"]], [20.0, 24.0])
         self.assertEqual(np1["best_hpcoll"], "allreduce=recursive_doubling")
+        # Forcing recursive_doubling runs what the dispatcher chose: their difference is noise.
+        self.assertTrue(np1["best_hpcoll_runs_dispatchers_schedules"])
         self.assertAlmostEqual(np1["dispatcher_over_best_hpcoll"], 22 / 21)
         self.assertAlmostEqual(np1["dispatcher_over_native"], 22 / 17)
         self.assertEqual((np1["best_native"], np1["best_native_ms"]), ("native allreduce=3", 16.0))
         self.assertAlmostEqual(np2["dispatcher_ms"], 100.0)  # the median: the 300 ms outlier does not count
         self.assertEqual(np2["best_hpcoll"], "alltoall=bruck")
+        self.assertFalse(np2["best_hpcoll_runs_dispatchers_schedules"])
         self.assertAlmostEqual(np2["dispatcher_over_best_hpcoll"], 1.25)
         self.assertAlmostEqual(np2["dispatcher_over_native"], 100 / 110)
 
