@@ -6,7 +6,8 @@
 //
 //   mpiexec -n P hpcoll_dijkstra (--graph FILE | --generate PRESET|N [--seed K]) [--write FILE]
 //       [--source V] [--solver dijkstra|delta|sequential|none] [--delta D]
-//       [--collectives hpcoll|native] [--check] [--json FILE] [--distances FILE]
+//       [--collectives hpcoll|native] [--allreduce S] [--alltoall S] [--alltoallv S]
+//       [--check] [--json FILE] [--distances FILE]
 //
 // Bad options and bad input are reported on every rank, which all exit
 // non-zero: option errors with status 2, input and check failures with 1.
@@ -24,6 +25,9 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <hpcoll/plan/shape.hpp>
+#include <hpcoll/select/dispatch.hpp>
 
 #include "generator.hpp"
 #include "graph.hpp"
@@ -52,6 +56,8 @@ struct options {
   solver_kind solver = solver_kind::dijkstra;
   std::optional<std::uint64_t> delta;
   collective_library library = collective_library::hpcoll;
+  /// Schedules named on the command line (empty: the dispatcher chooses), by collective.
+  std::string allreduce_schedule, alltoall_schedule, alltoallv_schedule;
   bool check = false;
   std::string json;
   std::string distances;
@@ -84,6 +90,44 @@ const std::vector<std::string> library_names = {"hpcoll", "native"};
 
 std::string name_of(solver_kind s) { return solver_names[static_cast<std::size_t>(s)]; }
 std::string name_of(collective_library c) { return library_names[static_cast<std::size_t>(c)]; }
+
+/// `text` if it names a schedule the dispatcher offers for Shape's collective (a full name, an alias
+/// or a name without template arguments, as HPCOLL_<COLLECTIVE> accepts); else an error listing them.
+template <class Shape>
+std::string parse_schedule(const std::string& text) {
+  if (hpcoll::schedule::find_candidate<Shape>(text) == hpcoll::schedule::candidate_count<Shape>)
+    throw std::invalid_argument("'" + text + "' is not a schedule of " + std::string(Shape::name) + " (candidates: " +
+                                hpcoll::schedule::candidate_list(hpcoll::schedule::candidate_names<Shape>()) + ")");
+  return text;
+}
+
+/// The schedules named on the command line become the dispatcher's overrides, HPCOLL_<COLLECTIVE>=NAME:
+/// the library has no per-call or per-communicator way to name a schedule at run time (a named
+/// schedule is a template argument), and the dispatcher reads these variables when it first decides
+/// a call class. Set on every rank alike before any hpcoll collective; they replace values from the
+/// environment.
+void override_schedules(const options& o) {
+  const std::pair<const std::string*, std::string> overrides[] = {
+      {&o.allreduce_schedule, hpcoll::detail::override_variable<hpcoll::allreduce_shape>()},
+      {&o.alltoall_schedule, hpcoll::detail::override_variable<hpcoll::alltoall_shape>()},
+      {&o.alltoallv_schedule, hpcoll::detail::override_variable<hpcoll::alltoallv_shape>()}};
+  for (const auto& [schedule, variable] : overrides)
+    if (!schedule->empty() && setenv(variable.c_str(), schedule->c_str(), 1) != 0)
+      throw std::runtime_error("cannot set " + variable + ": " + std::strerror(errno));
+}
+
+/// The Open MPI coll_tuned algorithm forced for `collective` by mpiexec's
+/// --mca coll_tuned_<collective>_algorithm N (which Open MPI passes to every process as
+/// OMPI_MCA_coll_tuned_<collective>_algorithm), 0 where none is: Open MPI's own choice. Open MPI
+/// ignores the algorithm without --mca coll_tuned_use_dynamic_rules 1, and so does this.
+int forced_native_algorithm(const std::string& collective) {
+  const char* dynamic = std::getenv("OMPI_MCA_coll_tuned_use_dynamic_rules");
+  if (!dynamic || std::strcmp(dynamic, "1") != 0) return 0;
+  const char* value = std::getenv(("OMPI_MCA_coll_tuned_" + collective + "_algorithm").c_str());
+  int algorithm = 0;
+  if (!value || std::from_chars(value, value + std::strlen(value), algorithm).ec != std::errc()) return 0;
+  return algorithm;
+}
 
 /// Rank 0's problem (empty: none) on every rank, each printing it as "hpcoll_dijkstra: problem" on
 /// stderr; true if there was one. Every rank calls it at the same point.
@@ -193,6 +237,8 @@ struct summary {
   double read_seconds = 0, distribute_seconds = 0, write_seconds = 0;  ///< rank 0's
   std::string check_result;
   checksum sums;
+  /// Native runs: the Open MPI coll_tuned algorithm forced per collective (0: none).
+  std::vector<std::pair<std::string, int>> native_algorithms;
 
   bool parallel() const { return o->solver == solver_kind::dijkstra || o->solver == solver_kind::delta; }
   bool native() const { return o->library == collective_library::native; }
@@ -218,7 +264,12 @@ void print(const summary& s) {
     for (const hpcoll::schedule_count& c : s.schedules)
       schedules += (schedules.empty() ? "" : "; ") + std::string(c.collective) + " " + c.schedule + " x" +
                    std::to_string(c.calls) + (c.dispatched ? "" : " (named)");
-    std::printf("schedules    %s\n", s.native() ? "the MPI library's own collectives" : schedules.c_str());
+    std::string native = "the MPI library's own collectives";
+    std::string forced;
+    for (const auto& [collective, algorithm] : s.native_algorithms)
+      if (algorithm != 0) forced += (forced.empty() ? "" : ", ") + collective + " " + std::to_string(algorithm);
+    if (!forced.empty()) native += " (Open MPI coll_tuned algorithm forced: " + forced + ")";
+    std::printf("schedules    %s\n", s.native() ? native.c_str() : schedules.c_str());
   }
   std::printf("load         %s %.3f s, distribute %.3f s (rank 0)", o.generate ? "generate" : "read", s.read_seconds,
               s.distribute_seconds);
@@ -268,6 +319,11 @@ json::value to_json(const summary& s) {
                                        {"dispatched", c.dispatched},
                                        {"calls", c.calls}});
     doc.set("schedules", schedules);
+    if (s.native()) {
+      json::object forced;
+      for (const auto& [collective, algorithm] : s.native_algorithms) forced.set(collective, algorithm);
+      doc.set("native_algorithms", forced);
+    }
     json::object calls;
     for (int c = 0; c < collective_count; ++c)
       calls.set(timing_names[first_collective + c], json::object{{"calls", s.collectives[c].calls},
@@ -316,6 +372,12 @@ int run(int argc, char** argv) {
       ("collectives", hpcoll_bench::value_of(&o.library, "LIB", [](const std::string& t) {
          return parse_choice<collective_library>(t, library_names);
        }), "hpcoll (default: hpcoll's allreduce, alltoall, alltoallv) or native (the MPI library's)")
+      ("allreduce", hpcoll_bench::value_of(&o.allreduce_schedule, "NAME", parse_schedule<hpcoll::allreduce_shape>),
+       "run this schedule for every allreduce instead of the dispatcher's choice (as HPCOLL_ALLREDUCE=NAME)")
+      ("alltoall", hpcoll_bench::value_of(&o.alltoall_schedule, "NAME", parse_schedule<hpcoll::alltoall_shape>),
+       "the same for alltoall (HPCOLL_ALLTOALL)")
+      ("alltoallv", hpcoll_bench::value_of(&o.alltoallv_schedule, "NAME", parse_schedule<hpcoll::alltoallv_shape>),
+       "the same for alltoallv (HPCOLL_ALLTOALLV)")
       ("check", po::bool_switch(&o.check), "also run the sequential solver on rank 0 and compare every distance")
       ("json", po::value(&o.json)->value_name("FILE"), "write the summary as JSON")
       ("distances", po::value(&o.distances)->value_name("FILE"),
@@ -335,8 +397,16 @@ int run(int argc, char** argv) {
     if (o.check && (o.solver == solver_kind::sequential || o.solver == solver_kind::none))
       throw std::invalid_argument("--check compares a parallel solver (dijkstra, delta) with the sequential one");
     if (!o.distances.empty() && o.solver == solver_kind::none) throw std::invalid_argument("--distances needs a solver");
+    const bool schedule_named =
+        !o.allreduce_schedule.empty() || !o.alltoall_schedule.empty() || !o.alltoallv_schedule.empty();
+    if (schedule_named && (o.solver == solver_kind::sequential || o.solver == solver_kind::none))
+      throw std::invalid_argument("--allreduce, --alltoall and --alltoallv are for the parallel solvers (dijkstra, delta)");
+    if (schedule_named && o.library == collective_library::native)
+      throw std::invalid_argument("--allreduce, --alltoall and --alltoallv name hpcoll's schedules: not with "
+                                  "--collectives native (force Open MPI's with mpiexec --mca coll_tuned_...)");
   });
   if (parsed.exit) return *parsed.exit;
+  override_schedules(o);
 
   summary s;
   s.o = &o;
@@ -445,6 +515,9 @@ int run(int argc, char** argv) {
   for (int c = 0; c < collective_count; ++c) s.collectives[c] = {usages[c]->calls, all_counts[c], 0};
   s.relaxations = all_counts[collective_count];
   s.schedules = ex.schedules();
+  if (s.native())
+    for (const char* collective : {"allreduce", "alltoall", "alltoallv"})
+      s.native_algorithms.emplace_back(collective, forced_native_algorithm(collective));
   problem = on_rank0(rank, [&] {
     print(s);
     if (!o.json.empty()) json::write_file(o.json, to_json(s));
