@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """./hpcoll bench --dijkstra: the parallel Dijkstra of apps/dijkstra with every schedule forced (docs/dijkstra.md).
 
-  ./hpcoll bench --dijkstra [--np N]... [--graphs seto,cal] [--repeat K] [--quick] [--out DIR] [--from DIR]
+  ./hpcoll bench --dijkstra [--np N]... [--graphs seto,cal] [--repeat K] [--only PATTERN]... [--quick] [--out DIR] [--from DIR]
 
 What it does:
   runs hpcoll_dijkstra --solver dijkstra (one settled vertex per step: an allreduce, an
@@ -36,10 +36,14 @@ What it does:
   million collective calls: one run at np 2 took 3.4 s (2.6 s solving), an oversubscribed one
   would take tens of seconds, times some 28 configurations and the repetitions: ask for it
   explicitly (--graphs seto,cal --np 1 --np 2).
+  --only PATTERN (repeatable): only the configurations whose name matches one of the shell
+  wildcards, e.g. --only dispatcher --only native --only 'allreduce=*'; a subset for the
+  oversubscribed np on cal, where every configuration costs minutes.
   --quick: a generated graph of 300 nodes, one repetition: a check that everything runs, not a
   measurement.
 """
 
+import fnmatch
 import json
 import os
 import re
@@ -412,7 +416,10 @@ def run_all(args, nps, graphs, folder):
     with open(os.path.join(folder, "commands.txt"), "w") as commands:
         for graph in graphs:
             for np_ in nps:
-                configs = configurations(schedules, np_)
+                configs = [c for c in configurations(schedules, np_)
+                           if not args.only or any(fnmatch.fnmatchcase(c[0], p) for p in args.only)]
+                if not configs:
+                    log.die(f"--only {' '.join(args.only)}: no configuration at np {np_} matches")
                 log(f"{graph}, np {np_}: {len(configs)} configurations x {args.repeat}")
                 for repetition in range(args.repeat):
                     for config, program_options, mca in configs:
@@ -442,6 +449,9 @@ def main(argv=None):
     ap.add_argument("--graphs", default=None, metavar="a,b",
                     help=f"generated presets, comma-separated: {', '.join(GRAPHS)} (default seto)")
     ap.add_argument("--repeat", type=int, default=None, metavar="K", help="runs per configuration and np (default 3)")
+    ap.add_argument("--only", action="append", default=[], metavar="PATTERN",
+                    help="run only the configurations whose name matches PATTERN (shell wildcards; repeatable), "
+                         "e.g. --only dispatcher --only native --only 'allreduce=*'")
     bc.add_from_options(ap, "rewrite the report of an earlier --out DIR from its report.json")
     args = bc.parse_run_args(ap, argv, "hpcoll_dijkstra", paths=("out", "reuse"))
     if not any(a == "--binary" or a.startswith("--binary=") for a in argv):
