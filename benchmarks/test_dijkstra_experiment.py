@@ -228,11 +228,24 @@ class FromFolder(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def test_report_from_stored_results(self):
-        rc, out = run("--from", self.folder, cwd=self.tmp.name)
+    def report(self, *args):
+        """--from the folder (and args), which must succeed: the report.md it wrote."""
+        rc, out = run("--from", self.folder, *args, cwd=self.tmp.name)
         self.assertEqual(rc, 0, out)
         with open(os.path.join(self.folder, "report.md")) as f:
-            md = f.read()
+            return f.read()
+
+    def edit_results(self, change):
+        """change(doc) on the folder's report.json, written back."""
+        path = os.path.join(self.folder, "report.json")
+        with open(path) as f:
+            doc = json.load(f)
+        change(doc)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+
+    def test_report_from_stored_results(self):
+        md = self.report()
         self.assertIn("- Command: `./hpcoll bench --dijkstra --np 1 --np 2`", md)
         self.assertIn("np 2: 2 ranks on 2 cores (`--bind-to core`)", md)
         self.assertIn("| 2 | 100.0 (90.0–300.0) | 80.0 (alltoall=bruck) | 110.0 | 120.0 (Open MPI allreduce 3 (recursive_doubling)) "
@@ -245,23 +258,14 @@ class FromFolder(unittest.TestCase):
         self.assertAlmostEqual(report["summary"]["seto"][1]["dispatcher_over_best_hpcoll"], 1.25)
         self.assertEqual(report["problems"], [])
         # The report it wrote is read back as it was.
-        rc, out = run("--from", self.folder, "--no-plots", cwd=self.tmp.name)
-        self.assertEqual(rc, 0, out)
-        with open(os.path.join(self.folder, "report.md")) as f:
-            self.assertEqual(f.read(), md)
+        self.assertEqual(self.report("--no-plots"), md)
 
     def test_report_with_peers(self):
-        path = os.path.join(self.folder, "report.json")
-        with open(path) as f:
-            doc = json.load(f)
-        doc["rows"] = with_peer_rows(doc["rows"])
-        doc["meta"]["peers_missing"] = {"bgl": "not built"}
-        with open(path, "w") as f:
-            json.dump(doc, f)
-        rc, out = run("--from", self.folder, cwd=self.tmp.name)
-        self.assertEqual(rc, 0, out)
-        with open(os.path.join(self.folder, "report.md")) as f:
-            md = f.read()
+        def add_peers(doc):
+            doc["rows"] = with_peer_rows(doc["rows"])
+            doc["meta"]["peers_missing"] = {"bgl": "not built"}
+        self.edit_results(add_peers)
+        md = self.report()
         self.assertIn("### Δ-stepping and peers", md)
         self.assertIn("- Left out: bgl (not built).", md)
         self.assertIn("- Δ: hpcoll's default 4402 (4 × the mean arc weight); the Parallel BGL's default 1834", md)
@@ -271,12 +275,7 @@ class FromFolder(unittest.TestCase):
         self.assertGreater(os.path.getsize(os.path.join(self.folder, "seto-peers.png")), 1000)
 
     def test_wrong_results_fail_the_report(self):
-        path = os.path.join(self.folder, "report.json")
-        with open(path) as f:
-            doc = json.load(f)
-        doc["rows"][0]["checksums"] = ["reachable=1 sum=0 max=0"]
-        with open(path, "w") as f:
-            json.dump(doc, f)
+        self.edit_results(lambda doc: doc["rows"][0].update(checksums=["reachable=1 sum=0 max=0"]))
         rc, out = run("--from", self.folder, "--no-plots", cwd=self.tmp.name)
         self.assertEqual(rc, 1, out)
         self.assertIn("WRONG: seto: the runs disagree on the distances", out)

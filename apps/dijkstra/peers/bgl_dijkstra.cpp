@@ -38,17 +38,11 @@ int run(int argc, char** argv) {
                                 "usage: hpcoll_dijkstra_bgl (--graph FILE | --generate PRESET|N) [options]\n"
                                 "Boost.Graph's dijkstra_shortest_paths on one core, on hpcoll_dijkstra's graphs; "
                                 "docs/dijkstra.md."};
-  add_graph_options(cl, input);
-  cl.options.add_options()("json", hpcoll_bench::po::value(&json_file)->value_name("FILE"), "write the summary as JSON");
-  cl.notes = "It prints 'checksum: reachable=R sum=S max=M' as hpcoll_dijkstra does.\n";
+  add_peer_options(cl, input, json_file);
   const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, true, [&] { check_graph_options(input); });
   if (parsed.exit) return *parsed.exit;
 
-  peer_summary s;
-  s.program = program;
-  s.command = hpcoll_bench::command_text(argc, argv);
-  s.algorithm = "Boost.Graph dijkstra_shortest_paths";
-  s.input = &input;
+  peer_summary s(program, argc, argv, "Boost.Graph dijkstra_shortest_paths", input);
   const auto load_start = std::chrono::steady_clock::now();
   bgl_graph g;
   {

@@ -65,21 +65,15 @@ int run(int argc, char** argv) {
                                 "usage: mpiexec -n P hpcoll_dijkstra_pbgl (--graph FILE | --generate PRESET|N) [options]\n"
                                 "The Parallel BGL's distributed delta-stepping on hpcoll_dijkstra's graphs; "
                                 "docs/dijkstra.md."};
-  add_graph_options(cl, input);
-  cl.options.add_options()
-      ("delta", hpcoll_bench::value_of(&delta, "D", integer_in(1, UINT64_MAX)),
-       "the bucket width (default: the Parallel BGL's, the largest arc weight / the largest out-degree)")
-      ("json", hpcoll_bench::po::value(&json_file)->value_name("FILE"), "write the summary as JSON");
-  cl.notes = "It prints 'checksum: reachable=R sum=S max=M' as hpcoll_dijkstra does.\n";
+  add_peer_options(cl, input, json_file);
+  cl.options.add_options()("delta", hpcoll_bench::value_of(&delta, "D", integer_in(1, UINT64_MAX)),
+                           "the bucket width (default: the Parallel BGL's, the largest arc weight / the largest "
+                           "out-degree)");
   const auto parsed =
       hpcoll_bench::parse_command_line(argc, argv, cl, rank == 0, [&] { check_graph_options(input); });
   if (parsed.exit) return *parsed.exit;
 
-  peer_summary s;
-  s.program = program;
-  s.command = hpcoll_bench::command_text(argc, argv);
-  s.algorithm = "Parallel BGL delta_stepping_shortest_paths";
-  s.input = &input;
+  peer_summary s(program, argc, argv, "Parallel BGL delta_stepping_shortest_paths", input);
   s.np = size;
   csr_graph whole;
   std::string problem = on_rank0(rank, [&] { whole = load_graph(input); });

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "checksum.hpp"
 #include "graph_input.hpp"
@@ -16,9 +17,22 @@
 
 namespace hpcoll_dijkstra {
 
+/// A peer's command line: hpcoll_dijkstra's graph options (into `input`) and --json FILE.
+inline void add_peer_options(hpcoll_bench::command_line& cl, graph_input& input, std::string& json_file) {
+  add_graph_options(cl, input);
+  cl.options.add_options()("json", hpcoll_bench::po::value(&json_file)->value_name("FILE"), "write the summary as JSON");
+  cl.notes = "It prints 'checksum: reachable=R sum=S max=M' as hpcoll_dijkstra does.\n";
+}
+
 struct peer_summary {
+  peer_summary(std::string program_name, int argc, char** argv, std::string algorithm_name, const graph_input& graph)
+      : program(std::move(program_name)),
+        command(hpcoll_bench::command_text(argc, argv)),
+        algorithm(std::move(algorithm_name)),
+        input(&graph) {}
+
   std::string program, command, algorithm;  ///< algorithm: "Boost.Graph dijkstra_shortest_paths", ...
-  const graph_input* input = nullptr;
+  const graph_input* input;
   std::uint64_t vertices = 0, arcs = 0;
   int np = 1;
   std::uint64_t delta = 0;        ///< the Parallel BGL's bucket width; 0: none

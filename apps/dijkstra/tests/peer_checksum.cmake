@@ -10,6 +10,7 @@
 #   SKIP        when set, the reason the peer was not built: "SKIPPED: <reason>" and no run
 cmake_minimum_required(VERSION 3.21)
 include("${PARAMS}")
+include("${CMAKE_CURRENT_LIST_DIR}/checked_run.cmake")
 
 if(SKIP)
   message("SKIPPED: ${SKIP}")
@@ -20,23 +21,11 @@ if(NEEDS_FILE AND NOT EXISTS "${NEEDS_FILE}")
   return()
 endif()
 
-# checksum_of(<variable> <command>...): runs the command, which must succeed; its checksum line.
-function(checksum_of variable)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE output)
-  string(REPLACE ";" " " shown "${ARGN}")
-  message("${shown}\n${output}")
-  if(NOT status EQUAL 0)
-    message(FATAL_ERROR "FAIL: exit status ${status}")
-  endif()
-  if(NOT output MATCHES "checksum: reachable=[0-9]+ sum=[0-9]+ max=[0-9]+")
-    message(FATAL_ERROR "FAIL: no checksum line")
-  endif()
-  set(${variable} "${CMAKE_MATCH_0}" PARENT_SCOPE)
-endfunction()
-
 foreach(source IN LISTS SOURCES)
-  checksum_of(expected ${REFERENCE} ${GRAPH} --source ${source} --solver sequential)
-  checksum_of(got ${PEER} ${GRAPH} --source ${source})
+  checked_run(output ${REFERENCE} ${GRAPH} --source ${source} --solver sequential)
+  checksum_line(expected "${output}")
+  checked_run(output ${PEER} ${GRAPH} --source ${source})
+  checksum_line(got "${output}")
   if(NOT got STREQUAL expected)
     message(FATAL_ERROR "FAIL: source ${source}: the peer printed '${got}', hpcoll_dijkstra's sequential solver "
                         "'${expected}'")
