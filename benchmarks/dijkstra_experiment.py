@@ -49,12 +49,13 @@ What it does:
   Times: on the 2-core VM of docs/dijkstra.md one run on seto takes about 0.3 s at np 1 to 2 s at
   np 4 (mpiexec's start included). `cal` (1.9 million nodes) makes the parallel Dijkstra 5.7
   million collective calls: one run at np 2 took 3.4 s (2.6 s solving), an oversubscribed one
-  would take tens of seconds, times some 28 configurations and the repetitions: ask for it
-  explicitly (--graphs seto,cal --np 1 --np 2).
+  would take tens of seconds, times some 28 dijkstra configurations and the repetitions (a peer
+  run on cal is short: single runs took 1.1 s for Boost.Graph's and 3.1 s for the Parallel BGL's
+  at np 2, generation included): ask for it explicitly (--graphs seto,cal --np 1 --np 2).
   --only PATTERN (repeatable): only the configurations whose name matches one of the shell
-  wildcards, e.g. --only dispatcher --only native --only 'allreduce=*' --only 'delta*' --only
-  '*bgl*'; a subset for the
-  oversubscribed np on cal, where every configuration costs minutes.
+  wildcards, e.g. --only dispatcher --only native --only 'allreduce=*' --only 'delta*'
+  --only '*bgl*'; a subset for the oversubscribed np on cal, where every configuration costs
+  minutes.
   --quick: a generated graph of 300 nodes, one repetition: a check that everything runs, not a
   measurement.
 """

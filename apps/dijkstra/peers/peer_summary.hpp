@@ -48,7 +48,8 @@ inline void print(const peer_summary& s) {
   std::string run = "np " + std::to_string(s.np) + ", " + s.algorithm;
   if (s.delta != 0) run += " (delta " + std::to_string(s.delta) + (s.default_delta ? ", its default)" : ")");
   std::printf("run          %s, source %llu\n", run.c_str(), static_cast<unsigned long long>(s.input->source));
-  std::printf("time (s)     load %.6f, solve %.6f (max over ranks)\n", s.load_seconds, s.solve_seconds);
+  std::printf("time (s)     load %.6f, solve %.6f%s\n", s.load_seconds, s.solve_seconds,
+              s.np > 1 ? " (max over ranks)" : "");
   std::printf("%s\n", checksum_line(s.sums).c_str());
   std::fflush(stdout);
 }
