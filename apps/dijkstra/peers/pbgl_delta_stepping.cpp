@@ -114,9 +114,11 @@ int run(int argc, char** argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   const double solve_start = MPI_Wtime();
   const auto source = vertex(input.source - 1, *g);
-  if (delta)
+  // The Parallel BGL's own choice divides by the largest out-degree (a division by zero without
+  // arcs): there its delta of 1 is given.
+  if (delta || s.arcs == 0)
     boost::graph::distributed::delta_stepping_shortest_paths(*g, source, boost::dummy_property_map(), distance_map,
-                                                             get(&weighted_arc::weight, *g), *delta);
+                                                             get(&weighted_arc::weight, *g), s.delta);
   else
     boost::graph::distributed::delta_stepping_shortest_paths(*g, source, boost::dummy_property_map(), distance_map,
                                                              get(&weighted_arc::weight, *g));
