@@ -269,9 +269,9 @@ def figure_rows(rows, graph, figure):
     elif figure == "alltoall":
         wanted = ("hpcoll alltoall", "hpcoll alltoallv", "native alltoall", "native alltoallv")
     elif figure == "peers":
-        # dijkstra's dispatcher for the ratio dispatcher ÷ delta; none of these where nothing ran.
+        # dijkstra's dispatcher (where it ran) for the ratio dispatcher ÷ delta; none where no delta or peer ran.
         peers = [c for c in configs if family(c) in ("delta", "bgl", "pbgl")]
-        return ["dispatcher"] + peers if peers else []
+        return [c for c in configs if c == "dispatcher"] + peers if peers else []
     else:
         return []
     return ["dispatcher", "native"] + [c for c in configs if family(c) in wanted]

@@ -176,6 +176,8 @@ class Analysis(unittest.TestCase):
         self.assertEqual(de.figure_rows(rows, "seto", "peers"),
                          ["dispatcher", "delta", "pbgl delta", "pbgl delta Δ=500", "bgl dijkstra"])
         self.assertEqual(de.figure_rows(self.rows, "seto", "peers"), [])
+        without_dijkstra = [r for r in rows if r["config"] != "dispatcher"]  # --only 'delta*' --only '*bgl*'
+        self.assertEqual(de.figure_rows(without_dijkstra, "seto", "peers")[0], "delta")
 
     def test_a_peer_with_other_distances_is_wrong(self):
         rows = with_peer_rows(self.rows)
