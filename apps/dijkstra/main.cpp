@@ -20,7 +20,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -29,11 +28,13 @@
 #include <hpcoll/plan/shape.hpp>
 #include <hpcoll/select/dispatch.hpp>
 
-#include "generator.hpp"
+#include "checksum.hpp"
 #include "graph.hpp"
+#include "graph_input.hpp"
 #include "json_out.hpp"
 #include "options.hpp"
 #include "partition.hpp"
+#include "rank0_problem.hpp"
 #include "run_info.hpp"
 #include "solvers.hpp"
 
@@ -48,11 +49,8 @@ constexpr const char* program = "hpcoll_dijkstra";
 enum class solver_kind { dijkstra, delta, sequential, none };
 
 struct options {
-  std::string graph;
-  std::optional<road_preset> generate;
-  std::optional<std::uint64_t> seed;
+  graph_input input;
   std::string write;
-  std::uint64_t source = 1;
   solver_kind solver = solver_kind::dijkstra;
   std::optional<std::uint64_t> delta;
   collective_library library = collective_library::hpcoll;
@@ -62,16 +60,6 @@ struct options {
   std::string json;
   std::string distances;
 };
-
-/// A decimal integer in [least, most], nothing else (Boost's own conversion takes "-1" as 2^64 - 1).
-std::uint64_t parse_integer(const std::string& text, std::uint64_t least, std::uint64_t most) {
-  std::uint64_t v = 0;
-  const auto [end, status] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || status != std::errc() || end != text.data() + text.size() || v < least || v > most)
-    throw std::invalid_argument("'" + text + "' is not an integer " + std::to_string(least) + ".." +
-                                std::to_string(most));
-  return v;
-}
 
 /// One of `names`, whose position is the enumerator.
 template <class Enum>
@@ -129,33 +117,6 @@ int forced_native_algorithm(const std::string& collective) {
   return algorithm;
 }
 
-/// Rank 0's problem (empty: none) on every rank, each printing it as "hpcoll_dijkstra: problem" on
-/// stderr; true if there was one. Every rank calls it at the same point.
-bool failed_on_rank0(std::string problem) {
-  std::uint64_t length = problem.size();
-  MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  if (length == 0) return false;
-  problem.resize(length);
-  MPI_Bcast(problem.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD);
-  std::fprintf(stderr, "%s: %s\n", program, problem.c_str());
-  std::fflush(stderr);
-  return true;
-}
-
-/// Runs what() on rank 0 (only), turning what it throws into the problem text.
-template <class What>
-std::string on_rank0(int rank, What&& what) {
-  if (rank != 0) return {};
-  try {
-    what();
-  } catch (const std::bad_alloc&) {
-    return "out of memory";
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return {};
-}
-
 void write_distances(const std::string& path, const std::vector<distance_t>& distances) {
   std::FILE* file = std::fopen(path.c_str(), "w");
   if (!file) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
@@ -170,28 +131,6 @@ void write_distances(const std::string& path, const std::vector<distance_t>& dis
     }
   }
   if (std::fclose(file) != 0 || !written) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-}
-
-struct checksum {
-  std::uint64_t reachable = 0, sum = 0, max = 0;
-};
-
-/// Over every rank's slice: the sum wraps around modulo 2^64 (an unsigned 64-bit integer).
-checksum global_checksum(const distance_slice& mine) {
-  std::uint64_t counted[2] = {0, 0}, largest = 0;  // reachable, sum; max
-  for (const distance_t d : mine.values) {
-    if (d == unreachable) continue;
-    ++counted[0];
-    counted[1] += d;
-    largest = std::max(largest, d);
-  }
-  checksum all;
-  std::uint64_t totals[2];
-  MPI_Allreduce(counted, totals, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-  MPI_Allreduce(&largest, &all.max, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-  all.reachable = totals[0];
-  all.sum = totals[1];
-  return all;
 }
 
 /// The first difference of `got` from the sequential solver's `expected`, as a problem text (empty: none).
@@ -236,7 +175,7 @@ struct summary {
   double max_seconds[timings] = {}, mean_seconds[timings] = {};
   double read_seconds = 0, distribute_seconds = 0, write_seconds = 0;  ///< rank 0's
   std::string check_result;
-  checksum sums;
+  distance_checksum sums;
   /// Native runs: the Open MPI coll_tuned algorithm forced per collective (0: none).
   std::vector<std::pair<std::string, int>> native_algorithms;
 
@@ -251,7 +190,7 @@ void print(const summary& s) {
   std::string run = "np " + std::to_string(s.np) + ", solver " + name_of(o.solver);
   if (o.solver == solver_kind::delta) run += " (delta " + std::to_string(s.delta) + ")";
   if (s.parallel()) run += ", collectives " + name_of(o.library);
-  std::printf("run          %s, source %llu\n", run.c_str(), static_cast<unsigned long long>(o.source));
+  std::printf("run          %s, source %llu\n", run.c_str(), static_cast<unsigned long long>(o.input.source));
   if (o.solver == solver_kind::dijkstra)
     std::printf("steps        %llu (one per reachable vertex); %llu arcs relaxed\n",
                 static_cast<unsigned long long>(s.stats.settled), static_cast<unsigned long long>(s.relaxations));
@@ -271,7 +210,7 @@ void print(const summary& s) {
     if (!forced.empty()) native += " (Open MPI coll_tuned algorithm forced: " + forced + ")";
     std::printf("schedules    %s\n", s.native() ? native.c_str() : schedules.c_str());
   }
-  std::printf("load         %s %.3f s, distribute %.3f s (rank 0)", o.generate ? "generate" : "read", s.read_seconds,
+  std::printf("load         %s %.3f s, distribute %.3f s (rank 0)", o.input.generate ? "generate" : "read", s.read_seconds,
               s.distribute_seconds);
   if (!o.write.empty()) std::printf("; write %.3f s (in other)", s.write_seconds);
   std::printf("\ntime (s)      max over ranks       mean        calls   bytes, all ranks\n");
@@ -289,8 +228,7 @@ void print(const summary& s) {
   }
   if (!s.check_result.empty()) std::printf("check        %s\n", s.check_result.c_str());
   if (o.solver != solver_kind::none)
-    std::printf("checksum: reachable=%llu sum=%llu max=%llu\n", static_cast<unsigned long long>(s.sums.reachable),
-                static_cast<unsigned long long>(s.sums.sum), static_cast<unsigned long long>(s.sums.max));
+    std::printf("%s\n", checksum_line(s.sums).c_str());
   std::fflush(stdout);
 }
 
@@ -303,7 +241,7 @@ json::value to_json(const summary& s) {
                    {"graph", json::object{{"name", s.graph_name}, {"nodes", s.graph.vertices}, {"arcs", s.graph.arcs}}},
                    {"np", s.np},
                    {"solver", name_of(o.solver)},
-                   {"source", o.source}};
+                   {"source", o.input.source}};
   if (o.solver == solver_kind::delta) doc.set("delta", s.delta);
   if (o.solver == solver_kind::dijkstra)
     doc.set("steps", json::object{{"settled", s.stats.settled}, {"relaxations", s.relaxations}});
@@ -330,7 +268,7 @@ json::value to_json(const summary& s) {
                                                                  {"bytes", s.collectives[c].bytes}});
     doc.set("collective_calls", calls);
   }
-  doc.set("load", json::object{{o.generate ? "generate_s" : "read_s", s.read_seconds},
+  doc.set("load", json::object{{o.input.generate ? "generate_s" : "read_s", s.read_seconds},
                                {"distribute_s", s.distribute_seconds}});
   if (!o.write.empty()) doc.set("write_s", s.write_seconds);
   json::object seconds;
@@ -353,21 +291,14 @@ int run(int argc, char** argv) {
   hpcoll_bench::command_line cl{program,
                                 "usage: mpiexec -n P hpcoll_dijkstra (--graph FILE | --generate PRESET|N) [options]\n"
                                 "Single-source shortest paths on a road network; docs/dijkstra.md."};
-  const auto integer = [](std::uint64_t least, std::uint64_t most) {
-    return [=](const std::string& text) { return parse_integer(text, least, most); };
-  };
+  add_graph_options(cl, o.input);
   cl.options.add_options()
-      ("graph", po::value(&o.graph)->value_name("FILE"), "a DIMACS shortest-path file (.gr, or gzip-compressed .gr.gz)")
-      ("generate", hpcoll_bench::value_of(&o.generate, "PRESET|N", parse_generate),
-       "a generated road network: seto (58,168 nodes), cal (1,890,815), usa (23,947,347) or N nodes")
-      ("seed", hpcoll_bench::value_of(&o.seed, "K", integer(0, UINT64_MAX)), "the generator's seed (default 1)")
       ("write", po::value(&o.write)->value_name("FILE"),
        "write the graph as a DIMACS file (gzip-compressed if FILE ends in .gz)")
-      ("source", hpcoll_bench::value_of(&o.source, "V", integer(1, max_vertices)), "the source vertex, 1..N (default 1)")
       ("solver", hpcoll_bench::value_of(&o.solver, "NAME", [](const std::string& t) {
          return parse_choice<solver_kind>(t, solver_names);
        }), "dijkstra (default: one vertex per step), delta (delta-stepping), sequential (rank 0 alone) or none (load only)")
-      ("delta", hpcoll_bench::value_of(&o.delta, "D", integer(1, UINT64_MAX)),
+      ("delta", hpcoll_bench::value_of(&o.delta, "D", integer_in(1, UINT64_MAX)),
        "delta-stepping's bucket width (default: 4 x the mean arc weight)")
       ("collectives", hpcoll_bench::value_of(&o.library, "LIB", [](const std::string& t) {
          return parse_choice<collective_library>(t, library_names);
@@ -388,11 +319,8 @@ int run(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) help = help || std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0;
   // Errors on every rank (each exits with them); --help once.
   const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, rank == 0 || !help, [&] {
-    if (o.graph.empty() == !o.generate)
-      throw std::invalid_argument(o.graph.empty() ? "give --graph FILE or --generate PRESET|N"
-                                                  : "--graph and --generate exclude each other");
-    if (!o.write.empty() && o.write == o.graph) throw std::invalid_argument("--write would overwrite --graph");
-    if (o.seed && !o.generate) throw std::invalid_argument("--seed is for --generate");
+    check_graph_options(o.input);
+    if (!o.write.empty() && o.write == o.input.graph) throw std::invalid_argument("--write would overwrite --graph");
     if (o.delta && o.solver != solver_kind::delta) throw std::invalid_argument("--delta is for --solver delta");
     if (o.check && (o.solver == solver_kind::sequential || o.solver == solver_kind::none))
       throw std::invalid_argument("--check compares a parallel solver (dijkstra, delta) with the sequential one");
@@ -412,28 +340,20 @@ int run(int argc, char** argv) {
   s.o = &o;
   s.np = size;
   s.command = hpcoll_bench::command_text(argc, argv);
-  if (o.generate)
-    s.graph_name = (o.generate->name.empty() ? "road network" : std::string(o.generate->name)) +
-                   " (generated, seed " + std::to_string(o.seed.value_or(1)) + ")";
-  else
-    s.graph_name = o.graph;
+  s.graph_name = o.input.name();
 
   // ---- load: rank 0 reads or generates, every rank gets its block ----------------------------
   csr_graph whole;
   std::string problem = on_rank0(rank, [&] {
     for (const std::string* path : {&o.write, &o.json, &o.distances}) check_writable(*path);
     const double t = MPI_Wtime();
-    whole = o.generate ? generate_road_network(o.generate->nodes, o.generate->arcs, o.seed.value_or(1))
-                       : read_dimacs(o.graph);
+    whole = load_graph(o.input);
     s.read_seconds = MPI_Wtime() - t;
-    if (o.source > whole.vertex_count())
-      throw std::invalid_argument("--source " + std::to_string(o.source) + " is outside the graph's nodes 1.." +
-                                  std::to_string(whole.vertex_count()));
     if (s.parallel() && s.native() && whole.vertex_count() > static_cast<std::uint64_t>(INT_MAX))
       throw std::invalid_argument("--collectives native: MPI_LONG_INT holds vertex ids up to 2^31 - 1; the graph has " +
                                   std::to_string(whole.vertex_count()) + " nodes");
   });
-  if (failed_on_rank0(problem)) return 1;
+  if (failed_on_rank0(program, problem)) return 1;
   local_graph local;
   const double distribute_start = MPI_Wtime();
   if (s.parallel()) {
@@ -455,7 +375,7 @@ int run(int argc, char** argv) {
     write_dimacs(o.write, whole, comments);
     s.write_seconds = MPI_Wtime() - t;
   });
-  if (failed_on_rank0(problem)) return 1;
+  if (failed_on_rank0(program, problem)) return 1;
   const bool keep_whole = o.check || o.solver == solver_kind::sequential;
   if (!keep_whole) whole = {};
 
@@ -463,7 +383,7 @@ int run(int argc, char** argv) {
   if (o.solver == solver_kind::delta) s.delta = o.delta.value_or(default_delta(s.graph));
   exchange ex(MPI_COMM_WORLD, o.library);
   solve_result result;
-  const auto source = static_cast<vertex_t>(o.source - 1);
+  const auto source = static_cast<vertex_t>(o.input.source - 1);
   MPI_Barrier(MPI_COMM_WORLD);
   switch (o.solver) {
     case solver_kind::dijkstra: result = parallel_dijkstra(local, source, ex); break;
@@ -478,7 +398,7 @@ int run(int argc, char** argv) {
     case solver_kind::none: break;
   }
   s.stats = result.stats;
-  if (o.solver != solver_kind::none) s.sums = global_checksum(result.distances);
+  if (o.solver != solver_kind::none) s.sums = global_checksum(MPI_COMM_WORLD, result.distances.values);
 
   // ---- check, distances ------------------------------------------------------------------------
   if (o.check || !o.distances.empty()) {
@@ -494,7 +414,7 @@ int run(int argc, char** argv) {
                     MPI_Wtime() - t);
       s.check_result = text;
     });
-    if (failed_on_rank0(problem)) return 1;
+    if (failed_on_rank0(program, problem)) return 1;
   }
 
   // ---- summary: rank 0 prints it and writes the JSON -----------------------------------------
@@ -522,7 +442,7 @@ int run(int argc, char** argv) {
     print(s);
     if (!o.json.empty()) json::write_file(o.json, to_json(s));
   });
-  return failed_on_rank0(problem) ? 1 : 0;
+  return failed_on_rank0(program, problem) ? 1 : 0;
 }
 
 }  // namespace

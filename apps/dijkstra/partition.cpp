@@ -47,6 +47,40 @@ graph_summary summarize(const csr_graph& g) {
   return s;
 }
 
+csr_graph scatter_blocks(MPI_Comm comm, const csr_graph& whole, std::span<const std::uint64_t> starts) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  csr_graph mine;
+  if (rank == 0) {
+    for (int r = size - 1; r >= 0; --r) {
+      const std::uint64_t begin = starts[r], end = starts[r + 1];
+      const std::span<const std::uint64_t> offsets(whole.offsets.data() + begin, end - begin + 1);
+      const std::span<const vertex_t> heads(whole.heads.data() + offsets.front(), offsets.back() - offsets.front());
+      const std::span<const weight_t> weights(whole.weights.data() + offsets.front(), heads.size());
+      if (r == 0) {
+        mine.offsets.assign(offsets.begin(), offsets.end());
+        mine.heads.assign(heads.begin(), heads.end());
+        mine.weights.assign(weights.begin(), weights.end());
+      } else {
+        send_all(comm, offsets, r);
+        send_all(comm, heads, r);
+        send_all(comm, weights, r);
+      }
+    }
+  } else {
+    mine.offsets.resize(starts[rank + 1] - starts[rank] + 1);
+    receive_all(comm, std::span(mine.offsets), 0);
+    mine.heads.resize(mine.offsets.back() - mine.offsets.front());
+    mine.weights.resize(mine.heads.size());
+    receive_all(comm, std::span(mine.heads), 0);
+    receive_all(comm, std::span(mine.weights), 0);
+  }
+  const std::uint64_t base = mine.offsets.front();
+  for (std::uint64_t& offset : mine.offsets) offset -= base;
+  return mine;
+}
+
 local_graph distribute(MPI_Comm comm, const csr_graph& whole) {
   int rank = 0, size = 1;
   MPI_Comm_rank(comm, &rank);
@@ -57,34 +91,9 @@ local_graph distribute(MPI_Comm comm, const csr_graph& whole) {
   local.partition = {local.whole.vertices, size};
   local.rank = rank;
   local.first = local.partition.begin(rank);
-  const std::uint64_t count = local.partition.end(rank) - local.first;
-
-  if (rank == 0) {
-    for (int r = size - 1; r >= 0; --r) {
-      const std::uint64_t begin = local.partition.begin(r), end = local.partition.end(r);
-      const std::span<const std::uint64_t> offsets(whole.offsets.data() + begin, end - begin + 1);
-      const std::span<const vertex_t> heads(whole.heads.data() + offsets.front(), offsets.back() - offsets.front());
-      const std::span<const weight_t> weights(whole.weights.data() + offsets.front(), heads.size());
-      if (r == 0) {
-        local.arcs.offsets.assign(offsets.begin(), offsets.end());
-        local.arcs.heads.assign(heads.begin(), heads.end());
-        local.arcs.weights.assign(weights.begin(), weights.end());
-      } else {
-        send_all(comm, offsets, r);
-        send_all(comm, heads, r);
-        send_all(comm, weights, r);
-      }
-    }
-  } else {
-    local.arcs.offsets.resize(count + 1);
-    receive_all(comm, std::span(local.arcs.offsets), 0);
-    local.arcs.heads.resize(local.arcs.offsets.back() - local.arcs.offsets.front());
-    local.arcs.weights.resize(local.arcs.heads.size());
-    receive_all(comm, std::span(local.arcs.heads), 0);
-    receive_all(comm, std::span(local.arcs.weights), 0);
-  }
-  const std::uint64_t base = local.arcs.offsets.front();
-  for (std::uint64_t& offset : local.arcs.offsets) offset -= base;
+  std::vector<std::uint64_t> starts(static_cast<std::size_t>(size) + 1);
+  for (int r = 0; r <= size; ++r) starts[r] = local.partition.begin(r);
+  local.arcs = scatter_blocks(comm, whole, starts);
   return local;
 }
 

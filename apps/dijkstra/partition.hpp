@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "graph.hpp"
@@ -47,6 +48,12 @@ struct local_graph {
   std::uint64_t vertex_count() const { return arcs.vertex_count(); }
   bool owns(std::uint64_t v) const { return v >= first && v - first < vertex_count(); }
 };
+
+/// Cuts rank 0's graph `whole` (not read on other ranks) into the blocks [starts[r], starts[r + 1])
+/// (comm's size + 1 entries, the same on every rank) and hands each rank r its own: the out-arcs
+/// of its vertices, offsets from 0, heads as global ids. distribute() cuts by block_partition;
+/// a program with another partition (the Parallel BGL's) gives its own starts.
+csr_graph scatter_blocks(MPI_Comm comm, const csr_graph& whole, std::span<const std::uint64_t> starts);
 
 /// Cuts rank 0's graph `whole` (not read on other ranks) into blocks, one per
 /// rank of comm, and hands each rank its own.

@@ -4,28 +4,15 @@
 # ranks; another seed gives other arcs; a gzip-compressed file read back gives
 # the checksum of the graph it was written from.
 cmake_minimum_required(VERSION 3.21)
+include("${CMAKE_CURRENT_LIST_DIR}/checked_run.cmake")
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
 # run(<np> <argument>...): the run must succeed; its output in `output`.
 function(run np)
-  set(command ${MPIEXEC} ${np} ${MPIEXEC_FLAGS} ${PROGRAM} ${ARGN})
-  execute_process(COMMAND ${command} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  string(REPLACE ";" " " shown "${command}")
-  message("${shown}\n${out}")
-  if(NOT status EQUAL 0)
-    message(FATAL_ERROR "FAIL: exit status ${status}")
-  endif()
+  checked_run(out ${MPIEXEC} ${np} ${MPIEXEC_FLAGS} ${PROGRAM} ${ARGN})
   set(output "${out}" PARENT_SCOPE)
 endfunction()
-
-# checksum(<variable>): the checksum line of the last run.
-macro(checksum variable)
-  if(NOT output MATCHES "checksum: reachable=[0-9]+ sum=[0-9]+ max=[0-9]+")
-    message(FATAL_ERROR "FAIL: no checksum line")
-  endif()
-  set(${variable} "${CMAKE_MATCH_0}")
-endmacro()
 
 run(1 --generate 3000 --seed 5 --write ${WORK}/a.gr --solver none)
 run(2 --generate 3000 --seed 5 --write ${WORK}/b.gr --solver none)
@@ -42,13 +29,13 @@ if(count EQUAL 0 OR arcs_a STREQUAL arcs_c)
 endif()
 
 run(2 --generate 3000 --seed 5 --write ${WORK}/a.gr.gz --solver delta)
-checksum(generated)
+checksum_line(generated "${output}")
 file(READ ${WORK}/a.gr.gz magic LIMIT 2 HEX)
 if(NOT magic STREQUAL "1f8b")
   message(FATAL_ERROR "FAIL: a.gr.gz is not gzip-compressed (it starts with ${magic})")
 endif()
 run(3 --graph ${WORK}/a.gr.gz --solver dijkstra --check)
-checksum(read_back)
+checksum_line(read_back "${output}")
 if(NOT read_back STREQUAL generated)
   message(FATAL_ERROR "FAIL: read back from a.gr.gz: ${read_back}; generated: ${generated}")
 endif()
