@@ -42,6 +42,8 @@ namespace {
 using namespace hpcoll_dijkstra;
 namespace po = hpcoll_bench::po;
 namespace json = hpcoll_bench::json;
+using hpcoll_bench::parse_choice;
+using hpcoll_bench::parse_integer;
 
 constexpr const char* program = "hpcoll_dijkstra";
 
@@ -62,28 +64,6 @@ struct options {
   std::string json;
   std::string distances;
 };
-
-/// A decimal integer in [least, most], nothing else (Boost's own conversion takes "-1" as 2^64 - 1).
-std::uint64_t parse_integer(const std::string& text, std::uint64_t least, std::uint64_t most) {
-  std::uint64_t v = 0;
-  const auto [end, status] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || status != std::errc() || end != text.data() + text.size() || v < least || v > most)
-    throw std::invalid_argument("'" + text + "' is not an integer " + std::to_string(least) + ".." +
-                                std::to_string(most));
-  return v;
-}
-
-/// One of `names`, whose position is the enumerator.
-template <class Enum>
-Enum parse_choice(const std::string& text, const std::vector<std::string>& names) {
-  const auto found = std::find(names.begin(), names.end(), text);
-  if (found == names.end()) {
-    std::string list;
-    for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
-    throw std::invalid_argument("'" + text + "' is not one of " + list);
-  }
-  return static_cast<Enum>(found - names.begin());
-}
 
 const std::vector<std::string> solver_names = {"dijkstra", "delta", "sequential", "none"};
 const std::vector<std::string> library_names = {"hpcoll", "native"};
@@ -127,33 +107,6 @@ int forced_native_algorithm(const std::string& collective) {
   int algorithm = 0;
   if (!value || std::from_chars(value, value + std::strlen(value), algorithm).ec != std::errc()) return 0;
   return algorithm;
-}
-
-/// Rank 0's problem (empty: none) on every rank, each printing it as "hpcoll_dijkstra: problem" on
-/// stderr; true if there was one. Every rank calls it at the same point.
-bool failed_on_rank0(std::string problem) {
-  std::uint64_t length = problem.size();
-  MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  if (length == 0) return false;
-  problem.resize(length);
-  MPI_Bcast(problem.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD);
-  std::fprintf(stderr, "%s: %s\n", program, problem.c_str());
-  std::fflush(stderr);
-  return true;
-}
-
-/// Runs what() on rank 0 (only), turning what it throws into the problem text.
-template <class What>
-std::string on_rank0(int rank, What&& what) {
-  if (rank != 0) return {};
-  try {
-    what();
-  } catch (const std::bad_alloc&) {
-    return "out of memory";
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return {};
 }
 
 void write_distances(const std::string& path, const std::vector<distance_t>& distances) {
@@ -420,7 +373,7 @@ int run(int argc, char** argv) {
 
   // ---- load: rank 0 reads or generates, every rank gets its block ----------------------------
   csr_graph whole;
-  std::string problem = on_rank0(rank, [&] {
+  std::string problem = hpcoll_bench::on_rank0(rank, [&] {
     for (const std::string* path : {&o.write, &o.json, &o.distances}) check_writable(*path);
     const double t = MPI_Wtime();
     whole = o.generate ? generate_road_network(o.generate->nodes, o.generate->arcs, o.seed.value_or(1))
@@ -433,7 +386,7 @@ int run(int argc, char** argv) {
       throw std::invalid_argument("--collectives native: MPI_LONG_INT holds vertex ids up to 2^31 - 1; the graph has " +
                                   std::to_string(whole.vertex_count()) + " nodes");
   });
-  if (failed_on_rank0(problem)) return 1;
+  if (hpcoll_bench::failed_on_rank0(program, problem)) return 1;
   local_graph local;
   const double distribute_start = MPI_Wtime();
   if (s.parallel()) {
@@ -447,7 +400,7 @@ int run(int argc, char** argv) {
   s.distribute_seconds = MPI_Wtime() - distribute_start;
   s.graph = local.whole;
 
-  problem = on_rank0(rank, [&] {
+  problem = hpcoll_bench::on_rank0(rank, [&] {
     if (o.write.empty()) return;
     const double t = MPI_Wtime();
     // The same graph gives the same file, whatever the file's name and the run's other options.
@@ -455,7 +408,7 @@ int run(int argc, char** argv) {
     write_dimacs(o.write, whole, comments);
     s.write_seconds = MPI_Wtime() - t;
   });
-  if (failed_on_rank0(problem)) return 1;
+  if (hpcoll_bench::failed_on_rank0(program, problem)) return 1;
   const bool keep_whole = o.check || o.solver == solver_kind::sequential;
   if (!keep_whole) whole = {};
 
@@ -483,7 +436,7 @@ int run(int argc, char** argv) {
   // ---- check, distances ------------------------------------------------------------------------
   if (o.check || !o.distances.empty()) {
     const std::vector<distance_t> all = gather_distances(MPI_COMM_WORLD, result.distances, s.graph.vertices);
-    problem = on_rank0(rank, [&] {
+    problem = hpcoll_bench::on_rank0(rank, [&] {
       if (!o.distances.empty()) write_distances(o.distances, all);
       if (!o.check) return;
       const double t = MPI_Wtime();
@@ -494,7 +447,7 @@ int run(int argc, char** argv) {
                     MPI_Wtime() - t);
       s.check_result = text;
     });
-    if (failed_on_rank0(problem)) return 1;
+    if (hpcoll_bench::failed_on_rank0(program, problem)) return 1;
   }
 
   // ---- summary: rank 0 prints it and writes the JSON -----------------------------------------
@@ -518,11 +471,11 @@ int run(int argc, char** argv) {
   if (s.native())
     for (const char* collective : {"allreduce", "alltoall", "alltoallv"})
       s.native_algorithms.emplace_back(collective, forced_native_algorithm(collective));
-  problem = on_rank0(rank, [&] {
+  problem = hpcoll_bench::on_rank0(rank, [&] {
     print(s);
     if (!o.json.empty()) json::write_file(o.json, to_json(s));
   });
-  return failed_on_rank0(problem) ? 1 : 0;
+  return hpcoll_bench::failed_on_rank0(program, problem) ? 1 : 0;
 }
 
 }  // namespace
