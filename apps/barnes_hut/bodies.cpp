@@ -29,13 +29,12 @@ bodies plummer(std::uint64_t n, std::uint64_t seed) {
   b.points.resize(n);
   b.velocities.resize(n);
   // Structural units (scale radius 1) first; N-body units below.
-  constexpr double largest_radius = 10;  // drop the 0.1 % of the mass beyond 10 scale radii (as AHW do)
+  constexpr double largest_mass_fraction = 0.999;  // the outermost 0.1 % of the mass redrawn (as AHW do)
   for (std::uint64_t i = 0; i < n; ++i) {
-    double r = 0;
-    do {
-      const double mass_fraction = uniform(random);
-      r = mass_fraction > 0 ? 1 / std::sqrt(std::pow(mass_fraction, -2.0 / 3.0) - 1) : largest_radius + 1;
-    } while (!(r <= largest_radius));
+    double mass_fraction = 0;
+    do mass_fraction = uniform(random);
+    while (mass_fraction == 0 || mass_fraction > largest_mass_fraction);
+    const double r = 1 / std::sqrt(std::pow(mass_fraction, -2.0 / 3.0) - 1);
     const vec3 position = isotropic(r, random);
     // Speed: q times the escape speed, q from g(q) = q^2 (1 - q^2)^(7/2) by rejection (max of g < 0.1).
     double q = 0;
