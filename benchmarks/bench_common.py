@@ -305,6 +305,14 @@ def cores():
         return os.cpu_count() or 1
 
 
+def mpiexec_version():
+    """The first line of mpiexec --version ("mpiexec (OpenRTE) 4.1.4"), "" without one."""
+    try:
+        return subprocess.run(["mpiexec", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        return ""
+
+
 def is_open_mpi():
     try:
         out = subprocess.run(["mpiexec", "--version"], capture_output=True, text=True).stdout

@@ -476,19 +476,11 @@ def main(argv=None):
     start = time.monotonic()
     rows, failed, flags = run_all(args, nps, graphs, folder)
     meta = {"stamp": bc.stamp(now), "date": now.strftime("%Y-%m-%d %H:%M:%S UTC"), "command": command,
-            "machine": bc.machine_text(mpi_library_version(), nps, " ".join(flags.values())), "cores": bc.cores(),
+            "machine": bc.machine_text(bc.mpiexec_version(), nps, " ".join(flags.values())), "cores": bc.cores(),
             "nps": nps, "graphs": graphs, "flags": flags, "repeat": repeat, "quick": args.quick,
             "seconds": time.monotonic() - start, "load_before": load_before, "load_after": load_average(),
             "failed": failed}
     return write_report(folder, meta, rows)
-
-
-def mpi_library_version():
-    """The first line of mpiexec --version ("mpiexec (OpenRTE) 4.1.4")."""
-    try:
-        return subprocess.run(["mpiexec", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    except (OSError, IndexError):
-        return ""
 
 
 if __name__ == "__main__":
