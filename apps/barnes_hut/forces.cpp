@@ -55,7 +55,10 @@ std::uint64_t leaf_forces(const octree& tree, std::uint32_t leaf, double theta, 
     for (std::size_t j = 0; j < length; ++j) {
       const double dx = lx[j] - x, dy = ly[j] - y, dz = lz[j] - z;
       const double r2 = dx * dx + dy * dy + dz * dz;
-      const double inverse = r2 > 0 ? 1 / std::sqrt(r2 + eps2) : 0;  // 0: the body itself
+      // Computed for every entry, then dropped for the body itself (r2 == 0): a select, which
+      // vectorises, where a branch around the square root would not.
+      const double computed = 1 / std::sqrt(r2 + eps2);
+      const double inverse = r2 > 0 ? computed : 0;
       const double mass_inverse = lm[j] * inverse;
       const double mass_inverse3 = mass_inverse * inverse * inverse;
       ax += dx * mass_inverse3, ay += dy * mass_inverse3, az += dz * mass_inverse3;
