@@ -479,6 +479,35 @@ def write_reports(folder, report, markdown):
         f.write(markdown + "\n")
 
 
+def write_checked_report(log, folder, report, markdown, plot):
+    """folder/report.json (the dict `report`, with "problems" and "meta"["failed"]) and report.md,
+    then the plots (plot() makes them and returns the PNGs' names); logs what was written, every
+    problem as WRONG and the failed runs. Returns 1 if there was a problem or a failed run, else 0."""
+    write_reports(folder, report, markdown)
+    report_written(log, folder, plot())
+    for t in report["problems"]:
+        log(f"WRONG: {t}")
+    failed = report["meta"].get("failed")
+    if failed:
+        log(f"failed runs (their logs in runs/): {', '.join(failed)}")
+    return 1 if report["problems"] or failed else 0
+
+
+def read_report_of(log, folder, expected_format, command):
+    """The report.json in folder of an earlier run of `command` (format `expected_format`); exits
+    through log.die when it cannot be read or is another report."""
+    path = os.path.join(folder, "report.json")
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        log.die(f"--from: cannot read {path}: {e}")
+    if doc.get("format") != expected_format:
+        log.die(f"--from: {path} is not a report of {command} (format {doc.get('format')!r}, "
+                f"expected {expected_format!r})")
+    return doc
+
+
 def report_meta(folder):
     """The "meta" of an earlier report.json in folder (command, machine, date...), {} if there is none."""
     try:

@@ -352,27 +352,13 @@ def write_report(folder, meta, rows, plots=True):
     trouble = problems(rows)
     report = {"format": FORMAT, "meta": meta, "rows": rows,
               "summary": {g: summary(rows, g) for g in sorted({r["graph"] for r in rows})}, "problems": trouble}
-    bc.write_reports(folder, report, "\n".join(report_lines(meta, rows, trouble)))
-    pngs = plot(folder, rows, log) if plots else []
-    bc.report_written(log, folder, pngs)
-    for t in trouble:
-        log(f"WRONG: {t}")
-    if meta.get("failed"):
-        log(f"failed runs (their logs in runs/): {', '.join(meta['failed'])}")
-    return 1 if trouble or meta.get("failed") else 0
+    return bc.write_checked_report(log, folder, report, "\n".join(report_lines(meta, rows, trouble)),
+                                   lambda: plot(folder, rows, log) if plots else [])
 
 
 def read_report(folder):
     """(meta, rows) of an earlier folder's report.json."""
-    path = os.path.join(folder, "report.json")
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        log.die(f"--from: cannot read {path}: {e}")
-    if doc.get("format") != FORMAT:
-        log.die(f"--from: {path} is not a report of ./hpcoll bench --dijkstra (format {doc.get('format')!r}, "
-                f"expected {FORMAT!r})")
+    doc = bc.read_report_of(log, folder, FORMAT, "./hpcoll bench --dijkstra")
     return doc["meta"], doc["rows"]
 
 
