@@ -195,6 +195,12 @@ def plot(folder, rows, complain):
     if plt is None:
         return []
     written = []
+
+    def save(fig, name):
+        fig.savefig(os.path.join(folder, name), dpi=110, bbox_inches="tight")
+        plt.close(fig)
+        written.append(name)
+
     speed = speedups(rows)
     for bodies in sorted({r["bodies"] for r in rows}):
         mine = [r for r in rows if r["bodies"] == bodies]
@@ -218,10 +224,7 @@ def plot(folder, rows, complain):
         axes[0][0].set_ylabel("seconds (slowest rank, all steps)")
         axes[0][0].legend(fontsize=8)
         fig.suptitle(f"{bodies} bodies: time per phase", fontsize=11)
-        name = f"{bodies}-phases.png"
-        fig.savefig(os.path.join(folder, name), dpi=110, bbox_inches="tight")
-        plt.close(fig)
-        written.append(name)
+        save(fig, f"{bodies}-phases.png")
 
         fig, ax = plt.subplots(figsize=(7, 5))
         for config in configs:
@@ -235,10 +238,7 @@ def plot(folder, rows, complain):
         ax.set_title(f"{bodies} bodies: speed-up", fontsize=10)
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
-        name = f"{bodies}-speedup.png"
-        fig.savefig(os.path.join(folder, name), dpi=110, bbox_inches="tight")
-        plt.close(fig)
-        written.append(name)
+        save(fig, f"{bodies}-speedup.png")
     return written
 
 
@@ -305,10 +305,7 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=None, metavar="W",
                     help="workers per rank for the largest body count (default: the cores)")
     bc.add_from_options(ap, "rewrite the report of an earlier --out DIR from its report.json")
-    args = bc.parse_run_args(ap, argv, "hpcoll_barnes_hut", paths=("out", "reuse"))
-    if not any(a == "--binary" or a.startswith("--binary=") for a in argv):
-        # The program is an application, not a benchmark binary: not under build/benchmarks/.
-        args.binary = os.path.join(bc.ROOT, "build", "apps", "barnes_hut", "hpcoll_barnes_hut")
+    args = bc.parse_app_run_args(ap, argv, "barnes_hut", "hpcoll_barnes_hut")
     if args.reuse:
         meta, rows = read_report(args.reuse)
         return write_report(args.reuse, meta, rows, plots=not args.no_plots)

@@ -237,6 +237,16 @@ def parse_run_args(ap, argv, binary, paths=("out",)):
     return args
 
 
+def parse_app_run_args(ap, argv, app, binary):
+    """parse_run_args for a script that runs an application's program: --binary defaults to
+    build/apps/<app>/<binary> (not build/benchmarks/); --out and --from (args.reuse) are taken
+    from --cwd."""
+    args = parse_run_args(ap, argv, binary, paths=("out", "reuse"))
+    if not any(a == "--binary" or a.startswith("--binary=") for a in argv):
+        args.binary = os.path.join(ROOT, "build", "apps", app, binary)
+    return args
+
+
 def from_cwd(cwd, path):
     """A path given on ./hpcoll's command line, relative to where ./hpcoll was started."""
     if path is None or not cwd or os.path.isabs(path):

@@ -439,10 +439,7 @@ def main(argv=None):
                     help="run only the configurations whose name matches PATTERN (shell wildcards; repeatable), "
                          "e.g. --only dispatcher --only native --only 'allreduce=*'")
     bc.add_from_options(ap, "rewrite the report of an earlier --out DIR from its report.json")
-    args = bc.parse_run_args(ap, argv, "hpcoll_dijkstra", paths=("out", "reuse"))
-    if not any(a == "--binary" or a.startswith("--binary=") for a in argv):
-        # The program is an application, not a benchmark binary: not under build/benchmarks/.
-        args.binary = os.path.join(bc.ROOT, "build", "apps", "dijkstra", "hpcoll_dijkstra")
+    args = bc.parse_app_run_args(ap, argv, "dijkstra", "hpcoll_dijkstra")
     if args.reuse:
         meta, rows = read_report(args.reuse)
         return write_report(args.reuse, meta, rows, plots=not args.no_plots)

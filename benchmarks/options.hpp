@@ -60,6 +60,11 @@ inline std::uint64_t parse_integer(const std::string& text, std::uint64_t least,
   return v;
 }
 
+/// A conversion for value_of(): a decimal integer in [least, most] (parse_integer).
+inline auto integer_in(std::uint64_t least, std::uint64_t most) {
+  return [=](const std::string& text) { return parse_integer(text, least, most); };
+}
+
 /// One of `names`, whose position is the enumerator.
 template <class Enum>
 Enum parse_choice(const std::string& text, const std::vector<std::string>& names) {
@@ -241,6 +246,14 @@ struct parsed_command_line {
   bool help = false;                ///< --help was given (and printed)
   std::vector<std::string> passed;  ///< with pass_unknown: the arguments not declared, in order
 };
+
+/// Whether the arguments hold --help or -h: an MPI program prints its help on rank 0 alone, and
+/// its errors on every rank.
+inline bool asks_for_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") return true;
+  return false;
+}
 
 /// One line "program: what" on stderr where `report`; returns 2, the exit status of a usage error.
 inline int usage_error(const command_line& cl, bool report, const std::string& what) {

@@ -13,9 +13,9 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -24,8 +24,10 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "app_report.hpp"
 #include "bodies.hpp"
 #include "forces.hpp"
 #include "json_out.hpp"
@@ -39,6 +41,7 @@ using namespace hpcoll_barnes_hut;
 namespace po = hpcoll_bench::po;
 namespace json = hpcoll_bench::json;
 using hpcoll_bench::parse_choice;
+using hpcoll_bench::integer_in;
 using hpcoll_bench::parse_integer;
 
 constexpr const char* program = "hpcoll_barnes_hut";
@@ -77,13 +80,6 @@ double parse_real(const std::string& text, bool zero_allowed) {
   return v;
 }
 
-/// Output files are created before the run, so that a path that cannot be written fails at once.
-void check_writable(const std::string& path) {
-  if (path.empty()) return;
-  std::FILE* file = std::fopen(path.c_str(), "w");
-  if (!file || std::fclose(file) != 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-}
-
 void write_snapshot(const std::string& path, const bodies& b, std::uint64_t step, double time) {
   std::FILE* file = std::fopen(path.c_str(), "w");
   if (!file) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
@@ -91,7 +87,8 @@ void write_snapshot(const std::string& path, const bodies& b, std::uint64_t step
                               static_cast<unsigned long long>(step), time) > 0;
   for (const point_mass& p : b.points)
     written = written && std::fprintf(file, "%.17g %.17g %.17g %.17g\n", p.x, p.y, p.z, p.m) > 0;
-  if (std::fclose(file) != 0 || !written) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  if (std::fclose(file) != 0 || !written)
+    throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
 }
 
 /// Total energy (kinetic plus half the bodies' potential energies) and momentum.
@@ -244,10 +241,7 @@ std::string hash_text(std::uint64_t hash) {
 
 std::string schedules_text(const summary& s) {
   if (s.o->parallel.library == collective_library::native) return "the MPI library's own collectives";
-  std::string text;
-  for (const hpcoll::schedule_count& c : s.schedules)
-    text += (text.empty() ? "" : "; ") + std::string(c.collective) + " " + c.schedule + " x" +
-            std::to_string(c.calls) + (c.dispatched ? "" : " (named)");
+  const std::string text = hpcoll_bench::schedules_text(s.schedules);
   return text.empty() ? "none (one rank)" : text;
 }
 
@@ -296,29 +290,22 @@ void print(const summary& s) {
 
 json::value to_json(const summary& s) {
   const options& o = *s.o;
-  json::object doc{{"program", program},
-                   {"command", s.command},
-                   {"date", hpcoll_bench::utc_now()},
-                   {"mpi", hpcoll_bench::mpi_library_version()},
-                   {"np", s.np},
-                   {"bodies", o.bodies},
-                   {"steps", o.steps},
-                   {"seed", o.seed},
-                   {"theta", o.parallel.theta},
-                   {"eps", o.parallel.eps},
-                   {"dt", o.dt},
-                   {"gather", name_of(o.parallel.gather, gather_names)},
-                   {"build", name_of(o.parallel.build, build_names)},
-                   {"balance", name_of(o.parallel.balance, balance_names)},
-                   {"workers", o.parallel.workers},
-                   {"collectives", name_of(o.parallel.library, library_names)}};
-  json::array schedules;
-  for (const hpcoll::schedule_count& c : s.schedules)
-    schedules.push_back(json::object{{"collective", std::string(c.collective)},
-                                     {"schedule", c.schedule},
-                                     {"dispatched", c.dispatched},
-                                     {"calls", c.calls}});
-  doc.set("schedules", schedules);
+  json::object doc = hpcoll_bench::run_json(program, s.command);
+  const std::pair<const char*, json::value> members[] = {
+      {"np", s.np},
+      {"bodies", o.bodies},
+      {"steps", o.steps},
+      {"seed", o.seed},
+      {"theta", o.parallel.theta},
+      {"eps", o.parallel.eps},
+      {"dt", o.dt},
+      {"gather", name_of(o.parallel.gather, gather_names)},
+      {"build", name_of(o.parallel.build, build_names)},
+      {"balance", name_of(o.parallel.balance, balance_names)},
+      {"workers", o.parallel.workers},
+      {"collectives", name_of(o.parallel.library, library_names)},
+      {"schedules", hpcoll_bench::schedules_json(s.schedules)}};
+  for (const auto& [key, value] : members) doc.set(key, value);
   doc.set("collective_calls",
           json::object{{"bcast", json::object{{"calls", s.bcast.calls}, {"bytes", s.bcast.bytes}}},
                        {"gather", json::object{{"calls", s.gather.calls}, {"bytes", s.gather.bytes}}}});
@@ -363,9 +350,6 @@ int run(int argc, char** argv, int thread_level) {
   hpcoll_bench::command_line cl{program,
                                 "usage: mpiexec -n P hpcoll_barnes_hut [options]\n"
                                 "A Barnes-Hut N-body simulation of a Plummer sphere; docs/barnes_hut.md."};
-  const auto integer = [](std::uint64_t least, std::uint64_t most) {
-    return [=](const std::string& text) { return parse_integer(text, least, most); };
-  };
   const auto real = [](bool zero_allowed) {
     return [=](const std::string& text) { return parse_real(text, zero_allowed); };
   };
@@ -374,10 +358,11 @@ int run(int argc, char** argv, int thread_level) {
   };
   parallel_config& p = o.parallel;
   cl.options.add_options()
-      ("bodies", hpcoll_bench::value_of(&o.bodies, "N", integer(1, std::numeric_limits<std::uint32_t>::max() - 1)),
+      ("bodies", hpcoll_bench::value_of(&o.bodies, "N", integer_in(1, std::numeric_limits<std::uint32_t>::max() - 1)),
        "bodies of the Plummer sphere (default 100000)")
-      ("steps", hpcoll_bench::value_of(&o.steps, "S", integer(0, 1000000000)), "leapfrog steps (default 8)")
-      ("seed", hpcoll_bench::value_of(&o.seed, "K", integer(0, UINT64_MAX)), "the initial conditions' seed (default 1)")
+      ("steps", hpcoll_bench::value_of(&o.steps, "S", integer_in(0, 1000000000)), "leapfrog steps (default 8)")
+      ("seed", hpcoll_bench::value_of(&o.seed, "K", integer_in(0, UINT64_MAX)),
+       "the initial conditions' seed (default 1)")
       ("theta", hpcoll_bench::value_of(&p.theta, "T", real(false)), "opening angle (default 0.5)")
       ("eps", hpcoll_bench::value_of(&p.eps, "E", real(true)), "Plummer softening length (default 0.01)")
       ("dt", hpcoll_bench::value_of(&o.dt, "DT", real(false)), "time step (default 0.01)")
@@ -398,14 +383,13 @@ int run(int argc, char** argv, int thread_level) {
        "compare the initial forces of a sample of bodies with direct summation")
       ("json", po::value(&o.json)->value_name("FILE"), "write the summary as JSON")
       ("snapshot", po::value(&o.snapshot)->value_name("FILE"), "write the positions and masses after a step")
-      ("snapshot-step", hpcoll_bench::value_of(&o.snapshot_step, "S", integer(0, 1000000000)),
+      ("snapshot-step", hpcoll_bench::value_of(&o.snapshot_step, "S", integer_in(0, 1000000000)),
        "the step --snapshot writes (default: the last; 0: the initial conditions)");
   cl.notes = "Every run ends with 'positions-hash: H', a 64-bit hash of the final positions, the same for every np,\n"
              "gather, build, balance and number of workers.\n";
-  bool help = false;
-  for (int i = 1; i < argc; ++i) help = help || std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0;
   // Errors on every rank (each exits with them); --help once.
-  const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, rank == 0 || !help, [&] {
+  const bool report = rank == 0 || !hpcoll_bench::asks_for_help(argc, argv);
+  const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, report, [&] {
     if (o.snapshot_step && o.snapshot.empty()) throw std::invalid_argument("--snapshot-step is for --snapshot");
     if (o.snapshot_step && *o.snapshot_step > o.steps)
       throw std::invalid_argument("--snapshot-step " + std::to_string(*o.snapshot_step) + " is after the last step, " +
@@ -427,7 +411,7 @@ int run(int argc, char** argv, int thread_level) {
   parallel_forces engine(MPI_COMM_WORLD, p);
   bodies b;
   std::string problem = hpcoll_bench::on_rank0(rank, [&] {
-    for (const std::string* path : {&o.json, &o.snapshot}) check_writable(*path);
+    for (const std::string* path : {&o.json, &o.snapshot}) hpcoll_bench::check_writable(*path);
     b = plummer(o.bodies, o.seed);
   });
   if (hpcoll_bench::failed_on_rank0(program, problem)) return 1;
@@ -446,8 +430,8 @@ int run(int argc, char** argv, int thread_level) {
   s.setup_seconds = MPI_Wtime() - start;
   if (rank == 0) {
     std::printf("bodies       %llu, Plummer sphere (seed %llu); theta %g, eps %g, dt %g, %llu steps\n",
-                static_cast<unsigned long long>(o.bodies), static_cast<unsigned long long>(o.seed), p.theta, p.eps, o.dt,
-                static_cast<unsigned long long>(o.steps));
+                static_cast<unsigned long long>(o.bodies), static_cast<unsigned long long>(o.seed), p.theta, p.eps,
+                o.dt, static_cast<unsigned long long>(o.steps));
     std::printf("run          np %d, workers %d, gather %s, build %s, balance %s, collectives %s\n", size, p.workers,
                 name_of(p.gather, gather_names).c_str(), name_of(p.build, build_names).c_str(),
                 name_of(p.balance, balance_names).c_str(), name_of(p.library, library_names).c_str());

@@ -29,6 +29,7 @@
 #include <hpcoll/plan/shape.hpp>
 #include <hpcoll/select/dispatch.hpp>
 
+#include "app_report.hpp"
 #include "generator.hpp"
 #include "graph.hpp"
 #include "json_out.hpp"
@@ -43,7 +44,7 @@ using namespace hpcoll_dijkstra;
 namespace po = hpcoll_bench::po;
 namespace json = hpcoll_bench::json;
 using hpcoll_bench::parse_choice;
-using hpcoll_bench::parse_integer;
+using hpcoll_bench::integer_in;
 
 constexpr const char* program = "hpcoll_dijkstra";
 
@@ -160,14 +161,6 @@ std::string compare_with_sequential(const std::vector<distance_t>& got, const st
          text(got[first]) + " instead of " + text(expected[first]);
 }
 
-/// Output files are created before the graph is loaded, so that a path that cannot be written fails
-/// at once rather than after the run.
-void check_writable(const std::string& path) {
-  if (path.empty()) return;
-  std::FILE* file = std::fopen(path.c_str(), "w");
-  if (!file || std::fclose(file) != 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-}
-
 /// The times of a summary, per rank: load runs from the start until every rank has its block,
 /// solve is the solver's, made of compute and its collectives, other is the rest.
 enum timing { load, solve, compute, allreduce_time, alltoall_time, alltoallv_time, other, total, timings };
@@ -213,10 +206,7 @@ void print(const summary& s) {
                 static_cast<unsigned long long>(s.stats.buckets), static_cast<unsigned long long>(s.stats.phases),
                 static_cast<unsigned long long>(s.relaxations));
   if (s.parallel()) {
-    std::string schedules;
-    for (const hpcoll::schedule_count& c : s.schedules)
-      schedules += (schedules.empty() ? "" : "; ") + std::string(c.collective) + " " + c.schedule + " x" +
-                   std::to_string(c.calls) + (c.dispatched ? "" : " (named)");
+    const std::string schedules = hpcoll_bench::schedules_text(s.schedules);
     std::string native = "the MPI library's own collectives";
     std::string forced;
     for (const auto& [collective, algorithm] : s.native_algorithms)
@@ -249,14 +239,11 @@ void print(const summary& s) {
 
 json::value to_json(const summary& s) {
   const options& o = *s.o;
-  json::object doc{{"program", program},
-                   {"command", s.command},
-                   {"date", hpcoll_bench::utc_now()},
-                   {"mpi", hpcoll_bench::mpi_library_version()},
-                   {"graph", json::object{{"name", s.graph_name}, {"nodes", s.graph.vertices}, {"arcs", s.graph.arcs}}},
-                   {"np", s.np},
-                   {"solver", name_of(o.solver)},
-                   {"source", o.source}};
+  json::object doc = hpcoll_bench::run_json(program, s.command);
+  doc.set("graph", json::object{{"name", s.graph_name}, {"nodes", s.graph.vertices}, {"arcs", s.graph.arcs}});
+  doc.set("np", s.np);
+  doc.set("solver", name_of(o.solver));
+  doc.set("source", o.source);
   if (o.solver == solver_kind::delta) doc.set("delta", s.delta);
   if (o.solver == solver_kind::dijkstra)
     doc.set("steps", json::object{{"settled", s.stats.settled}, {"relaxations", s.relaxations}});
@@ -265,13 +252,7 @@ json::value to_json(const summary& s) {
                          {"buckets", s.stats.buckets}, {"phases", s.stats.phases}, {"relaxations", s.relaxations}});
   if (s.parallel()) {
     doc.set("collectives", name_of(o.library));
-    json::array schedules;
-    for (const hpcoll::schedule_count& c : s.schedules)
-      schedules.push_back(json::object{{"collective", std::string(c.collective)},
-                                       {"schedule", c.schedule},
-                                       {"dispatched", c.dispatched},
-                                       {"calls", c.calls}});
-    doc.set("schedules", schedules);
+    doc.set("schedules", hpcoll_bench::schedules_json(s.schedules));
     if (s.native()) {
       json::object forced;
       for (const auto& [collective, algorithm] : s.native_algorithms) forced.set(collective, algorithm);
@@ -306,21 +287,19 @@ int run(int argc, char** argv) {
   hpcoll_bench::command_line cl{program,
                                 "usage: mpiexec -n P hpcoll_dijkstra (--graph FILE | --generate PRESET|N) [options]\n"
                                 "Single-source shortest paths on a road network; docs/dijkstra.md."};
-  const auto integer = [](std::uint64_t least, std::uint64_t most) {
-    return [=](const std::string& text) { return parse_integer(text, least, most); };
-  };
   cl.options.add_options()
       ("graph", po::value(&o.graph)->value_name("FILE"), "a DIMACS shortest-path file (.gr, or gzip-compressed .gr.gz)")
       ("generate", hpcoll_bench::value_of(&o.generate, "PRESET|N", parse_generate),
        "a generated road network: seto (58,168 nodes), cal (1,890,815), usa (23,947,347) or N nodes")
-      ("seed", hpcoll_bench::value_of(&o.seed, "K", integer(0, UINT64_MAX)), "the generator's seed (default 1)")
+      ("seed", hpcoll_bench::value_of(&o.seed, "K", integer_in(0, UINT64_MAX)), "the generator's seed (default 1)")
       ("write", po::value(&o.write)->value_name("FILE"),
        "write the graph as a DIMACS file (gzip-compressed if FILE ends in .gz)")
-      ("source", hpcoll_bench::value_of(&o.source, "V", integer(1, max_vertices)), "the source vertex, 1..N (default 1)")
+      ("source", hpcoll_bench::value_of(&o.source, "V", integer_in(1, max_vertices)),
+       "the source vertex, 1..N (default 1)")
       ("solver", hpcoll_bench::value_of(&o.solver, "NAME", [](const std::string& t) {
          return parse_choice<solver_kind>(t, solver_names);
        }), "dijkstra (default: one vertex per step), delta (delta-stepping), sequential (rank 0 alone) or none (load only)")
-      ("delta", hpcoll_bench::value_of(&o.delta, "D", integer(1, UINT64_MAX)),
+      ("delta", hpcoll_bench::value_of(&o.delta, "D", integer_in(1, UINT64_MAX)),
        "delta-stepping's bucket width (default: 4 x the mean arc weight)")
       ("collectives", hpcoll_bench::value_of(&o.library, "LIB", [](const std::string& t) {
          return parse_choice<collective_library>(t, library_names);
@@ -337,10 +316,9 @@ int run(int argc, char** argv) {
        "write the distances, one per line in vertex order ('inf': unreachable)");
   cl.notes = "Every run with a solver prints 'checksum: reachable=R sum=S max=M': R vertices with a path from the\n"
              "source, S the sum of their distances (modulo 2^64), M the largest.\n";
-  bool help = false;
-  for (int i = 1; i < argc; ++i) help = help || std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0;
   // Errors on every rank (each exits with them); --help once.
-  const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, rank == 0 || !help, [&] {
+  const bool report = rank == 0 || !hpcoll_bench::asks_for_help(argc, argv);
+  const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, report, [&] {
     if (o.graph.empty() == !o.generate)
       throw std::invalid_argument(o.graph.empty() ? "give --graph FILE or --generate PRESET|N"
                                                   : "--graph and --generate exclude each other");
@@ -374,7 +352,7 @@ int run(int argc, char** argv) {
   // ---- load: rank 0 reads or generates, every rank gets its block ----------------------------
   csr_graph whole;
   std::string problem = hpcoll_bench::on_rank0(rank, [&] {
-    for (const std::string* path : {&o.write, &o.json, &o.distances}) check_writable(*path);
+    for (const std::string* path : {&o.write, &o.json, &o.distances}) hpcoll_bench::check_writable(*path);
     const double t = MPI_Wtime();
     whole = o.generate ? generate_road_network(o.generate->nodes, o.generate->arcs, o.seed.value_or(1))
                        : read_dimacs(o.graph);
