@@ -115,8 +115,8 @@ def row_from_json(doc, bodies, workers, np_, config, ncores):
             "step_s": sum(doc["seconds"][p] for p in PHASES),
             "fcalc_max_over_mean": max(per_rank) / mean if mean > 0 else 1.0,
             "interactions_per_s": doc["interactions"]["per_second"],
-            "gather_bytes": doc["collective_calls"]["gather"]["bytes"],
-            "bcast_bytes": doc["collective_calls"]["bcast"]["bytes"],
+            "bcast_bytes": doc["collective_calls"].get("bcast", {}).get("bytes", 0),
+            "gather_bytes": sum(c["bytes"] for name, c in doc["collective_calls"].items() if name != "bcast"),
             "energy_drift": doc["energy"]["drift"],
             "hash": doc["positions_hash"], "oversubscribed": oversubscribed(np_, workers, ncores)}
 

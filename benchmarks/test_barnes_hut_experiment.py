@@ -22,8 +22,8 @@ import barnes_hut_experiment as be  # noqa: E402
 def program_json(phases, per_rank, hash_="00000000000000aa"):
     """What hpcoll_barnes_hut --json writes, the parts the script reads."""
     return {"seconds": dict(phases, setup=0.1, run=sum(phases.values()) + 0.1), "fcalc_per_rank_s": per_rank,
-            "interactions": {"per_second": 2.5e7}, "collective_calls": {"bcast": {"bytes": 100},
-                                                                         "gather": {"bytes": 200}},
+            "interactions": {"per_second": 2.5e7},
+            "collective_calls": {"bcast": {"bytes": 100}, "gather": {"bytes": 16}, "gatherv": {"bytes": 200}},
             "energy": {"drift": 1e-6}, "positions_hash": hash_}
 
 
@@ -68,6 +68,7 @@ class Analysis(unittest.TestCase):
         self.assertAlmostEqual(r["fcalc_max_over_mean"], 1.2)
         self.assertEqual(be.largest_phase(r), "fcalc")
         self.assertFalse(r["oversubscribed"])
+        self.assertEqual((r["bcast_bytes"], r["gather_bytes"]), (100, 216))  # the counts' gather and the gatherv
 
     def test_speedup_over_np1_of_the_same_configuration(self):
         speed = be.speedups(rows())

@@ -177,17 +177,17 @@ double mean(const std::vector<double>& v) {
 
 void print_step_header() {
   std::printf("step      mktree     bcast     fcalc    gather    others     total  fcalc max/mean  "
-              "interactions/s  energy error\n");
+              "interactions/s  energy error  momentum |P|\n");
 }
 
 void print_step(const std::string& label, const step_record& r, double energy0) {
   std::printf("%-6s", label.c_str());
   for (int p = 0; p < phases; ++p) std::printf(" %9.4f", r.max_seconds[p]);
   const double fcalc_mean = mean(r.fcalc);
-  std::printf(" %9.4f  %14.3f  %14.4g  %12.3e\n", r.total_seconds,
+  std::printf(" %9.4f  %14.3f  %14.4g  %12.3e  %12.3e\n", r.total_seconds,
               fcalc_mean > 0 ? r.max_seconds[fcalc] / fcalc_mean : 1.0,
               r.max_seconds[fcalc] > 0 ? static_cast<double>(r.interactions) / r.max_seconds[fcalc] : 0.0,
-              (r.state.energy - energy0) / std::abs(energy0));
+              (r.state.energy - energy0) / std::abs(energy0), length(r.state.momentum));
   std::fflush(stdout);
 }
 
@@ -196,11 +196,10 @@ struct summary {
   const options* o = nullptr;
   std::string command;
   int np = 1;
-  int thread_level = MPI_THREAD_SINGLE;
   std::vector<step_record> steps;  ///< steps[0]: the initial forces
   double setup_seconds = 0;        ///< generation and (allgatherv) the first broadcast of all bodies
   double total_seconds = 0;
-  collective_usage bcast, gather;  ///< rank 0's calls, the bytes of all ranks
+  std::vector<collective_usage> collectives;  ///< rank 0's calls, the bytes of all ranks
   std::vector<hpcoll::schedule_count> schedules;
   std::optional<force_error> check;
   std::uint64_t hash = 0;
@@ -266,10 +265,11 @@ void print(const summary& s) {
   const double fcalc_mean = mean(per_rank);
   std::printf("fcalc s/rank %s (max/mean %.3f)\n", per_rank_text.c_str(),
               fcalc_mean > 0 ? *std::max_element(per_rank.begin(), per_rank.end()) / fcalc_mean : 1.0);
-  std::printf("collectives  bcast %llu calls, %llu bytes; %s %llu calls, %llu bytes (bytes: sent by all ranks)\n",
-              static_cast<unsigned long long>(s.bcast.calls), static_cast<unsigned long long>(s.bcast.bytes),
-              name_of(o.parallel.gather, gather_names).c_str(), static_cast<unsigned long long>(s.gather.calls),
-              static_cast<unsigned long long>(s.gather.bytes));
+  std::string collectives;
+  for (const collective_usage& c : s.collectives)
+    collectives += (collectives.empty() ? "" : "; ") + c.name + " " + std::to_string(c.calls) + " calls, " +
+                   std::to_string(c.bytes) + " bytes";
+  std::printf("collectives  %s (bytes: sent by all ranks)\n", collectives.c_str());
   std::printf("schedules    %s\n", schedules_text(s).c_str());
   std::printf("interactions %llu body-cell and body-body; %.4g per second of the slowest rank's fcalc, %.4g per "
               "second per worker\n",
@@ -306,14 +306,15 @@ json::value to_json(const summary& s) {
       {"collectives", name_of(o.parallel.library, library_names)},
       {"schedules", hpcoll_bench::schedules_json(s.schedules)}};
   for (const auto& [key, value] : members) doc.set(key, value);
-  doc.set("collective_calls",
-          json::object{{"bcast", json::object{{"calls", s.bcast.calls}, {"bytes", s.bcast.bytes}}},
-                       {"gather", json::object{{"calls", s.gather.calls}, {"bytes", s.gather.bytes}}}});
+  json::object collectives;
+  for (const collective_usage& c : s.collectives)
+    collectives.set(c.name, json::object{{"calls", c.calls}, {"bytes", c.bytes}});
+  doc.set("collective_calls", collectives);
   json::array steps;
   for (std::size_t k = 0; k < s.steps.size(); ++k) {
     const step_record& r = s.steps[k];
     json::object row{{"step", k}, {"total_s", r.total_seconds}, {"interactions", r.interactions},
-                     {"energy", r.state.energy}};
+                     {"energy", r.state.energy}, {"momentum", length(r.state.momentum)}};
     for (int p = 0; p < phases; ++p) row.set(std::string(phase_names[p]) + "_s", r.max_seconds[p]);
     row.set("fcalc_per_rank_s", json::array(r.fcalc.begin(), r.fcalc.end()));
     steps.push_back(row);
@@ -404,7 +405,6 @@ int run(int argc, char** argv, int thread_level) {
   summary s;
   s.o = &o;
   s.np = size;
-  s.thread_level = thread_level;
   s.command = hpcoll_bench::command_text(argc, argv);
 
   // ---- setup: rank 0 makes the bodies; with allgatherv every rank gets them --------------------
@@ -467,10 +467,11 @@ int run(int argc, char** argv, int thread_level) {
 
   // ---- summary: rank 0 prints it and writes the JSON -------------------------------------------
   s.total_seconds = MPI_Wtime() - start;
-  std::uint64_t bytes[2] = {engine.bcast_usage().bytes, engine.gather_usage().bytes}, all_bytes[2];
-  MPI_Reduce(bytes, all_bytes, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-  s.bcast = {engine.bcast_usage().calls, all_bytes[0], 0};
-  s.gather = {engine.gather_usage().calls, all_bytes[1], 0};
+  s.collectives = engine.collectives();
+  std::vector<std::uint64_t> bytes, all_bytes(s.collectives.size());
+  for (const collective_usage& c : s.collectives) bytes.push_back(c.bytes);
+  MPI_Reduce(bytes.data(), all_bytes.data(), static_cast<int>(bytes.size()), MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  for (std::size_t c = 0; c < s.collectives.size(); ++c) s.collectives[c].bytes = all_bytes[c];
   s.schedules = engine.schedules();
   problem = hpcoll_bench::on_rank0(rank, [&] {
     s.hash = positions_hash(b);

@@ -19,18 +19,6 @@ namespace hpcoll_barnes_hut {
 
 namespace {
 
-/// Runs call() and adds its time, and one call of `bytes`, to `usage`; returns the time.
-template <class Call>
-double timed(collective_usage& usage, std::uint64_t bytes, Call&& call) {
-  const double start = MPI_Wtime();
-  call();
-  const double seconds = MPI_Wtime() - start;
-  usage.seconds += seconds;
-  ++usage.calls;
-  usage.bytes += bytes;
-  return seconds;
-}
-
 /// A count of a native MPI call, which takes ints.
 int native_count(std::uint64_t n) {
   if (n > static_cast<std::uint64_t>(INT_MAX))
@@ -69,10 +57,20 @@ parallel_forces::~parallel_forces() {
   if (record_type_ != MPI_DATATYPE_NULL) MPI_Type_free(&record_type_);
 }
 
+template <class Call>
+void parallel_forces::counted(const char* name, std::uint64_t bytes, Call&& call) {
+  auto usage = std::find_if(collectives_.begin(), collectives_.end(),
+                            [&](const collective_usage& u) { return u.name == name; });
+  if (usage == collectives_.end()) usage = collectives_.insert(collectives_.end(), collective_usage{name});
+  call();
+  ++usage->calls;
+  usage->bytes += bytes;
+}
+
 template <class T>
 void parallel_forces::broadcast(std::vector<T>& data) {
   const std::uint64_t bytes = rank() == 0 ? data.size() * sizeof(T) : 0;
-  timed(bcast_, bytes, [&] {
+  counted("bcast", bytes, [&] {
     if (config_.library == collective_library::hpcoll)
       hpcoll::bcast(comm_, data, 0);
     else
@@ -197,7 +195,7 @@ void parallel_forces::bring_together(std::vector<force>& forces) {
     case gather_kind::gatherv: {
       const std::array<std::uint64_t, 1> mine{records_.size()};
       std::vector<std::uint64_t> counts(rank() == 0 ? p : 0);
-      timed(gather_, sizeof mine, [&] {
+      counted("gather", sizeof mine, [&] {
         if (native)
           MPI_Gather(mine.data(), 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, 0, comm_.native());
         else
@@ -206,7 +204,7 @@ void parallel_forces::bring_together(std::vector<force>& forces) {
       std::uint64_t arriving = 0;
       for (const std::uint64_t c : counts) arriving += c;
       arrived_.resize(arriving);
-      timed(gather_, records_.size() * sizeof(record), [&] {
+      counted("gatherv", records_.size() * sizeof(record), [&] {
         if (!native) {
           hpcoll::gatherv(comm_, records_, arrived_, counts, 0);
           return;
@@ -224,7 +222,7 @@ void parallel_forces::bring_together(std::vector<force>& forces) {
     }
     case gather_kind::reduce: {
       summed_.resize(rank() == 0 ? full_.size() : 0);
-      timed(gather_, full_.size() * sizeof(double), [&] {
+      counted("reduce", full_.size() * sizeof(double), [&] {
         if (native)
           MPI_Reduce(full_.data(), summed_.data(), native_count(full_.size()), MPI_DOUBLE, MPI_SUM, 0, comm_.native());
         else
@@ -238,7 +236,7 @@ void parallel_forces::bring_together(std::vector<force>& forces) {
     case gather_kind::allgatherv: {
       const std::array<std::uint64_t, 1> mine{records_.size()};
       std::vector<std::uint64_t> counts(p);
-      timed(gather_, sizeof mine, [&] {
+      counted("allgather", sizeof mine, [&] {
         if (native)
           MPI_Allgather(mine.data(), 1, MPI_UINT64_T, counts.data(), 1, MPI_UINT64_T, comm_.native());
         else
@@ -252,7 +250,7 @@ void parallel_forces::bring_together(std::vector<force>& forces) {
           displacements[r] = native_count(arriving);
         }
         arrived_.resize(arriving);
-        timed(gather_, records_.size() * sizeof(record), [&] {
+        counted("allgatherv", records_.size() * sizeof(record), [&] {
           MPI_Allgatherv(records_.data(), native_count(records_.size()), record_type_, arrived_.data(),
                          native_counts.data(), displacements.data(), record_type_, comm_.native());
         });
@@ -263,7 +261,7 @@ void parallel_forces::bring_together(std::vector<force>& forces) {
       const std::uint64_t padded = *std::max_element(counts.begin(), counts.end());
       records_.resize(padded);
       arrived_.resize(p * padded);
-      timed(gather_, padded * sizeof(record), [&] { hpcoll::allgather(comm_, records_, arrived_); });
+      counted("allgather", padded * sizeof(record), [&] { hpcoll::allgather(comm_, records_, arrived_); });
       for (std::size_t r = 0; r < p; ++r) place(arrived_.data() + r * padded, counts[r]);
       break;
     }

@@ -38,11 +38,11 @@ struct parallel_config {
   double theta = 0.5, eps = 0.01;
 };
 
-/// What one rank spent in one collective.
+/// One rank's calls of one collective.
 struct collective_usage {
+  std::string name;  ///< hpcoll's name of the collective ("gatherv"; native calls too)
   std::uint64_t calls = 0;
   std::uint64_t bytes = 0;  ///< sent by this rank (a broadcast: by the root)
-  double seconds = 0;
 };
 
 /// The phases of one force computation on this rank, in seconds.
@@ -70,11 +70,8 @@ public:
   /// in body order into `forces` on the ranks that integrate. Returns this rank's interactions.
   std::uint64_t compute(std::vector<point_mass>& points, std::vector<force>& forces, phase_seconds& seconds);
 
-  /// The tree of the last compute() (the whole tree on every rank).
-  const octree& tree() const { return tree_; }
-
-  const collective_usage& bcast_usage() const { return bcast_; }
-  const collective_usage& gather_usage() const { return gather_; }  ///< the results' collectives
+  /// Every collective called so far, in the order of their first calls (the same on every rank).
+  const std::vector<collective_usage>& collectives() const { return collectives_; }
   /// Which schedule each hpcoll collective ran, how often (none with native collectives).
   std::vector<hpcoll::schedule_count> schedules() const { return hpcoll::schedule_counts(comm_); }
 
@@ -85,6 +82,9 @@ private:
     force f;
   };
 
+  /// Runs call(), counting one call of `bytes` for the collective `name`.
+  template <class Call>
+  void counted(const char* name, std::uint64_t bytes, Call&& call);
   template <class T>
   void broadcast(std::vector<T>& data);
   void build_and_broadcast(std::vector<point_mass>& points, phase_seconds& seconds);
@@ -100,7 +100,7 @@ private:
   std::uint64_t* counter_memory_ = nullptr;
   std::uint64_t ticket_base_ = 0;
   MPI_Datatype record_type_ = MPI_DATATYPE_NULL;  // native gatherv and allgatherv
-  collective_usage bcast_, gather_;
+  std::vector<collective_usage> collectives_;
   // This rank's results: records (gatherv, allgatherv) or zero-initialised full arrays (reduce).
   std::vector<record> records_, arrived_;
   std::vector<double> full_, summed_;
