@@ -420,12 +420,6 @@ int run(int argc, char** argv, int thread_level) {
   if (p.gather == gather_kind::allgatherv) engine.share_bodies(b);
   std::vector<force> forces(engine.integrates() ? o.bodies : 0);
   const std::uint64_t snapshot_step = o.snapshot_step.value_or(o.steps);
-  const auto snapshot = [&](std::uint64_t step) {
-    problem = hpcoll_bench::on_rank0(rank, [&] {
-      if (!o.snapshot.empty() && step == snapshot_step) write_snapshot(o.snapshot, b, step, o.dt * step);
-    });
-    return !hpcoll_bench::failed_on_rank0(program, problem);
-  };
   MPI_Barrier(MPI_COMM_WORLD);
   s.setup_seconds = MPI_Wtime() - start;
   if (rank == 0) {
@@ -462,7 +456,10 @@ int run(int argc, char** argv, int thread_level) {
       print_step(step == 0 ? "init" : std::to_string(step), r, step == 0 ? state.energy : s.first().energy);
       s.steps.push_back(r);
     }
-    if (!snapshot(step)) return 1;
+    if (!o.snapshot.empty() && step == snapshot_step) {
+      problem = hpcoll_bench::on_rank0(rank, [&] { write_snapshot(o.snapshot, b, step, o.dt * step); });
+      if (hpcoll_bench::failed_on_rank0(program, problem)) return 1;
+    }
   }
 
   // ---- summary: rank 0 prints it and writes the JSON -------------------------------------------
