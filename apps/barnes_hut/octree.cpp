@@ -150,8 +150,9 @@ octree build_octree(const std::vector<point_mass>& points, int threads) {
   if (threads <= 1 || all <= leaf_capacity) {
     b.build(0, all, 0, t.cells);
   } else {
-    // The root and its children's cells here; each grandchild's subtree built by a task into its
-    // own vector, then appended in octant order: the same preorder as the sequential build.
+    // The root's cell and those of its inner children are made here; every subtree below them (a
+    // grandchild's, or a leaf child of the root) is built by one iteration of a parallel loop into
+    // its own vector, then appended in octant order: the same preorder as the sequential build.
     struct part {
       std::uint32_t first, last;
       int level;
