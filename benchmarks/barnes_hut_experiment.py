@@ -208,7 +208,8 @@ def plot(folder, rows, complain):
         nps = sorted({r["np"] for r in mine})
         columns = min(3, len(configs))
         lines = (len(configs) + columns - 1) // columns
-        fig, axes = plt.subplots(lines, columns, figsize=(4.5 * columns, 3.8 * lines), squeeze=False, sharey=True)
+        fig, axes = plt.subplots(lines, columns, figsize=(4.5 * columns, 3.8 * lines), squeeze=False, sharey=True,
+                                 constrained_layout=True)
         for ax, config in zip(axes.flat, configs):
             by_np = {r["np"]: r for r in mine if r["config"] == config}
             bottom = [0.0] * len(nps)
