@@ -237,6 +237,16 @@ def parse_run_args(ap, argv, binary, paths=("out",)):
     return args
 
 
+def parse_app_run_args(ap, argv, app, binary):
+    """parse_run_args for a script that runs an application's program: --binary defaults to
+    build/apps/<app>/<binary> (not build/benchmarks/); --out and --from (args.reuse) are taken
+    from --cwd."""
+    args = parse_run_args(ap, argv, binary, paths=("out", "reuse"))
+    if not any(a == "--binary" or a.startswith("--binary=") for a in argv):
+        args.binary = os.path.join(ROOT, "build", "apps", app, binary)
+    return args
+
+
 def from_cwd(cwd, path):
     """A path given on ./hpcoll's command line, relative to where ./hpcoll was started."""
     if path is None or not cwd or os.path.isabs(path):
@@ -303,6 +313,14 @@ def cores():
         return len(os.sched_getaffinity(0))
     except AttributeError:
         return os.cpu_count() or 1
+
+
+def mpiexec_version():
+    """The first line of mpiexec --version ("mpiexec (OpenRTE) 4.1.4"), "" without one."""
+    try:
+        return subprocess.run(["mpiexec", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        return ""
 
 
 def is_open_mpi():
@@ -469,6 +487,35 @@ def write_reports(folder, report, markdown):
     write_json(os.path.join(folder, "report.json"), report)
     with open(os.path.join(folder, "report.md"), "w") as f:
         f.write(markdown + "\n")
+
+
+def write_checked_report(log, folder, report, markdown, plot):
+    """folder/report.json (the dict `report`, with "problems" and "meta"["failed"]) and report.md,
+    then the plots (plot() makes them and returns the PNGs' names); logs what was written, every
+    problem as WRONG and the failed runs. Returns 1 if there was a problem or a failed run, else 0."""
+    write_reports(folder, report, markdown)
+    report_written(log, folder, plot())
+    for t in report["problems"]:
+        log(f"WRONG: {t}")
+    failed = report["meta"].get("failed")
+    if failed:
+        log(f"failed runs (their logs in runs/): {', '.join(failed)}")
+    return 1 if report["problems"] or failed else 0
+
+
+def read_report_of(log, folder, expected_format, command):
+    """The report.json in folder of an earlier run of `command` (format `expected_format`); exits
+    through log.die when it cannot be read or is another report."""
+    path = os.path.join(folder, "report.json")
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        log.die(f"--from: cannot read {path}: {e}")
+    if doc.get("format") != expected_format:
+        log.die(f"--from: {path} is not a report of {command} (format {doc.get('format')!r}, "
+                f"expected {expected_format!r})")
+    return doc
 
 
 def report_meta(folder):

@@ -480,27 +480,13 @@ def write_report(folder, meta, rows, plots=True):
               "summary": {g: summary(rows, g) for g in sorted({r["graph"] for r in rows})},
               "peers_summary": {g: peers_summary(rows, g) for g in sorted({r["graph"] for r in rows})},
               "problems": trouble}
-    bc.write_reports(folder, report, "\n".join(report_lines(meta, rows, trouble)))
-    pngs = plot(folder, rows, log) if plots else []
-    bc.report_written(log, folder, pngs)
-    for t in trouble:
-        log(f"WRONG: {t}")
-    if meta.get("failed"):
-        log(f"failed runs (their logs in runs/): {', '.join(meta['failed'])}")
-    return 1 if trouble or meta.get("failed") else 0
+    return bc.write_checked_report(log, folder, report, "\n".join(report_lines(meta, rows, trouble)),
+                                   lambda: plot(folder, rows, log) if plots else [])
 
 
 def read_report(folder):
     """(meta, rows) of an earlier folder's report.json."""
-    path = os.path.join(folder, "report.json")
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        log.die(f"--from: cannot read {path}: {e}")
-    if doc.get("format") != FORMAT:
-        log.die(f"--from: {path} is not a report of ./hpcoll bench --dijkstra (format {doc.get('format')!r}, "
-                f"expected {FORMAT!r})")
+    doc = bc.read_report_of(log, folder, FORMAT, "./hpcoll bench --dijkstra")
     return doc["meta"], doc["rows"]
 
 
@@ -620,10 +606,7 @@ def main(argv=None):
                     help="run only the configurations whose name matches PATTERN (shell wildcards; repeatable), "
                          "e.g. --only dispatcher --only native --only 'allreduce=*'")
     bc.add_from_options(ap, "rewrite the report of an earlier --out DIR from its report.json")
-    args = bc.parse_run_args(ap, argv, "hpcoll_dijkstra", paths=("out", "reuse"))
-    if not any(a == "--binary" or a.startswith("--binary=") for a in argv):
-        # The program is an application, not a benchmark binary: not under build/benchmarks/.
-        args.binary = os.path.join(bc.ROOT, "build", "apps", "dijkstra", "hpcoll_dijkstra")
+    args = bc.parse_app_run_args(ap, argv, "dijkstra", "hpcoll_dijkstra")
     if args.reuse:
         meta, rows = read_report(args.reuse)
         return write_report(args.reuse, meta, rows, plots=not args.no_plots)
@@ -643,19 +626,11 @@ def main(argv=None):
     start = time.monotonic()
     rows, failed, flags, peers_missing = run_all(args, nps, graphs, folder)
     meta = {"stamp": bc.stamp(now), "date": now.strftime("%Y-%m-%d %H:%M:%S UTC"), "command": command,
-            "machine": bc.machine_text(mpi_library_version(), nps, " ".join(flags.values())), "cores": bc.cores(),
+            "machine": bc.machine_text(bc.mpiexec_version(), nps, " ".join(flags.values())), "cores": bc.cores(),
             "nps": nps, "graphs": graphs, "flags": flags, "repeat": repeat, "quick": args.quick,
             "seconds": time.monotonic() - start, "load_before": load_before, "load_after": load_average(),
             "failed": failed, "peers_missing": peers_missing}
     return write_report(folder, meta, rows)
-
-
-def mpi_library_version():
-    """The first line of mpiexec --version ("mpiexec (OpenRTE) 4.1.4")."""
-    try:
-        return subprocess.run(["mpiexec", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    except (OSError, IndexError):
-        return ""
 
 
 if __name__ == "__main__":

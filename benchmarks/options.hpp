@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
@@ -25,6 +27,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -45,6 +48,33 @@ inline std::vector<std::string> split(std::string_view s, char sep) {
     start = end + 1;
   }
   return out;
+}
+
+/// A decimal integer in [least, most], nothing else (Boost's own conversion takes "-1" as 2^64 - 1).
+inline std::uint64_t parse_integer(const std::string& text, std::uint64_t least, std::uint64_t most) {
+  std::uint64_t v = 0;
+  const auto [end, status] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || status != std::errc() || end != text.data() + text.size() || v < least || v > most)
+    throw std::invalid_argument("'" + text + "' is not an integer " + std::to_string(least) + ".." +
+                                std::to_string(most));
+  return v;
+}
+
+/// A conversion for value_of(): a decimal integer in [least, most] (parse_integer).
+inline auto integer_in(std::uint64_t least, std::uint64_t most) {
+  return [=](const std::string& text) { return parse_integer(text, least, most); };
+}
+
+/// One of `names`, whose position is the enumerator.
+template <class Enum>
+Enum parse_choice(const std::string& text, const std::vector<std::string>& names) {
+  const auto found = std::find(names.begin(), names.end(), text);
+  if (found == names.end()) {
+    std::string list;
+    for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
+    throw std::invalid_argument("'" + text + "' is not one of " + list);
+  }
+  return static_cast<Enum>(found - names.begin());
 }
 
 /// A comma list of names, each one of `known`, without repeats, in the order given.
@@ -216,6 +246,14 @@ struct parsed_command_line {
   bool help = false;                ///< --help was given (and printed)
   std::vector<std::string> passed;  ///< with pass_unknown: the arguments not declared, in order
 };
+
+/// Whether the arguments hold --help or -h: an MPI program prints its help on rank 0 alone, and
+/// its errors on every rank.
+inline bool asks_for_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h") return true;
+  return false;
+}
 
 /// One line "program: what" on stderr where `report`; returns 2, the exit status of a usage error.
 inline int usage_error(const command_line& cl, bool report, const std::string& what) {

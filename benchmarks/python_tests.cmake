@@ -7,6 +7,7 @@
 #   bench.common          test_bench_common.py bench_common.py, the module the scripts share; no import cycle
 #   bench.performance_table test_performance_table.py performance_table.py (./hpcoll bench --table): ratios, targets, runs
 #   bench.dijkstra_experiment test_dijkstra_experiment.py dijkstra_experiment.py (./hpcoll bench --dijkstra): configurations, ratios, report
+#   bench.barnes_hut_experiment test_barnes_hut_experiment.py barnes_hut_experiment.py (./hpcoll bench --barnes-hut): plan, flags, speed-ups, report
 # Run them alone: ctest -L python (or /usr/bin/python3 benchmarks/<file>.py -v).
 
 # Python and matplotlib are dependencies of ./hpcoll bench and tune (./hpcoll deps
@@ -40,3 +41,4 @@ hpcoll_python_test(report_scripts test_reports.py)
 hpcoll_python_test(common test_bench_common.py)
 hpcoll_python_test(performance_table test_performance_table.py)
 hpcoll_python_test(dijkstra_experiment test_dijkstra_experiment.py)
+hpcoll_python_test(barnes_hut_experiment test_barnes_hut_experiment.py)

@@ -1,6 +1,6 @@
 // What the benchmark programs record about a run (when, and with which MPI), and what
-// they share around it: the median of their samples and their main(). Their command
-// lines: options.hpp.
+// they share around it: the median of their samples, their main() and rank 0's errors told
+// on every rank. Their command lines: options.hpp.
 #pragma once
 
 #include <mpi.h>
@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
+#include <cstdint>
 #include <ctime>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,33 @@ inline int rank0_status(int rc) {
   std::fflush(stdout);
   MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return rc;
+}
+
+/// Rank 0's problem (empty: none) on every rank of MPI_COMM_WORLD, each printing it as
+/// "program: problem" on stderr; true if there was one. Every rank calls it at the same point.
+inline bool failed_on_rank0(const char* program, std::string problem) {
+  std::uint64_t length = problem.size();
+  MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  if (length == 0) return false;
+  problem.resize(length);
+  MPI_Bcast(problem.data(), static_cast<int>(length), MPI_CHAR, 0, MPI_COMM_WORLD);
+  std::fprintf(stderr, "%s: %s\n", program, problem.c_str());
+  std::fflush(stderr);
+  return true;
+}
+
+/// Runs what() on rank 0 (only), turning what it throws into the problem text (for failed_on_rank0).
+template <class What>
+std::string on_rank0(int rank, What&& what) {
+  if (rank != 0) return {};
+  try {
+    what();
+  } catch (const std::bad_alloc&) {
+    return "out of memory";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return {};
 }
 
 namespace detail {

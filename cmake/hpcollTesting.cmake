@@ -10,6 +10,13 @@
 #       One more ctest case running an existing test executable under mpiexec
 #       (other arguments or environment variables). Label "mpi".
 #
+#   hpcoll_program_test(NAME <test> TARGET <executable> SCRIPT <file> NP <n> [ARGS <arg>...]
+#                       [PASS <variable>...] [TIMEOUT <s>] [ENVIRONMENT <VAR=value>...])
+#       ctest case <test> running cmake -P SCRIPT (an application's run_program.cmake) with a
+#       params file that sets COMMAND (mpiexec -n NP <flags> <executable> ARGS, a list), NP,
+#       and each PASS variable to the caller's arg_<variable> (its cmake_parse_arguments
+#       prefix). Label "mpi".
+#
 #   hpcoll_test(NAME <name> SOURCES <src>... [LIBRARIES <lib>...] [TIMEOUT <s>])
 #       Plain doctest executable test_<name> (doctest's own main); one ctest
 #       case per doctest test case, discovered from the executable when it is
@@ -188,6 +195,29 @@ function(hpcoll_mpi_run)
   set(labels mpi ${arg_LABELS})
   set(environment ${HPCOLL_MPIEXEC_ENV} ${arg_ENVIRONMENT})
   set_tests_properties(${arg_NAME} PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS "${labels}" ENVIRONMENT "${environment}")
+endfunction()
+
+# --- hpcoll_program_test -----------------------------------------------------------
+function(hpcoll_program_test)
+  cmake_parse_arguments(PARSE_ARGV 0 program "" "NAME;TARGET;SCRIPT;NP;TIMEOUT" "ARGS;PASS;ENVIRONMENT")
+  if(NOT program_NAME OR NOT program_TARGET OR NOT program_SCRIPT OR NOT program_NP)
+    message(FATAL_ERROR "hpcoll_program_test: NAME, TARGET, SCRIPT and NP are required")
+  endif()
+  if(NOT program_TIMEOUT)
+    set(program_TIMEOUT ${HPCOLL_TEST_DEFAULT_TIMEOUT})
+  endif()
+  set(content
+"set(COMMAND [==[${MPIEXEC_EXECUTABLE};${MPIEXEC_NUMPROC_FLAG};${program_NP};${HPCOLL_MPIEXEC_FLAGS};${MPIEXEC_PREFLAGS};$<TARGET_FILE:${program_TARGET}>;${MPIEXEC_POSTFLAGS};${program_ARGS}]==])
+set(NP [==[${program_NP}]==])
+")
+  foreach(variable IN LISTS program_PASS)
+    string(APPEND content "set(${variable} [==[${arg_${variable}}]==])\n")
+  endforeach()
+  set(params "${CMAKE_CURRENT_BINARY_DIR}/params/${program_NAME}.$<CONFIG>.cmake")
+  file(GENERATE OUTPUT "${params}" CONTENT "${content}")
+  add_test(NAME ${program_NAME} COMMAND ${CMAKE_COMMAND} "-DPARAMS=${params}" -P "${program_SCRIPT}")
+  set(environment ${HPCOLL_MPIEXEC_ENV} ${program_ENVIRONMENT})
+  set_tests_properties(${program_NAME} PROPERTIES TIMEOUT ${program_TIMEOUT} LABELS mpi ENVIRONMENT "${environment}")
 endfunction()
 
 # --- hpcoll_test ------------------------------------------------------------------

@@ -28,13 +28,13 @@
 #include <hpcoll/plan/shape.hpp>
 #include <hpcoll/select/dispatch.hpp>
 
+#include "app_report.hpp"
 #include "checksum.hpp"
 #include "graph.hpp"
 #include "graph_input.hpp"
 #include "json_out.hpp"
 #include "options.hpp"
 #include "partition.hpp"
-#include "rank0_problem.hpp"
 #include "run_info.hpp"
 #include "solvers.hpp"
 
@@ -43,6 +43,8 @@ namespace {
 using namespace hpcoll_dijkstra;
 namespace po = hpcoll_bench::po;
 namespace json = hpcoll_bench::json;
+using hpcoll_bench::parse_choice;
+using hpcoll_bench::integer_in;
 
 constexpr const char* program = "hpcoll_dijkstra";
 
@@ -60,18 +62,6 @@ struct options {
   std::string json;
   std::string distances;
 };
-
-/// One of `names`, whose position is the enumerator.
-template <class Enum>
-Enum parse_choice(const std::string& text, const std::vector<std::string>& names) {
-  const auto found = std::find(names.begin(), names.end(), text);
-  if (found == names.end()) {
-    std::string list;
-    for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
-    throw std::invalid_argument("'" + text + "' is not one of " + list);
-  }
-  return static_cast<Enum>(found - names.begin());
-}
 
 const std::vector<std::string> solver_names = {"dijkstra", "delta", "sequential", "none"};
 const std::vector<std::string> library_names = {"hpcoll", "native"};
@@ -146,14 +136,6 @@ std::string compare_with_sequential(const std::vector<distance_t>& got, const st
          text(got[first]) + " instead of " + text(expected[first]);
 }
 
-/// Output files are created before the graph is loaded, so that a path that cannot be written fails
-/// at once rather than after the run.
-void check_writable(const std::string& path) {
-  if (path.empty()) return;
-  std::FILE* file = std::fopen(path.c_str(), "w");
-  if (!file || std::fclose(file) != 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
-}
-
 /// The times of a summary, per rank: load runs from the start until every rank has its block,
 /// solve is the solver's, made of compute and its collectives, other is the rest.
 enum timing { load, solve, compute, allreduce_time, alltoall_time, alltoallv_time, other, total, timings };
@@ -199,10 +181,7 @@ void print(const summary& s) {
                 static_cast<unsigned long long>(s.stats.buckets), static_cast<unsigned long long>(s.stats.phases),
                 static_cast<unsigned long long>(s.relaxations));
   if (s.parallel()) {
-    std::string schedules;
-    for (const hpcoll::schedule_count& c : s.schedules)
-      schedules += (schedules.empty() ? "" : "; ") + std::string(c.collective) + " " + c.schedule + " x" +
-                   std::to_string(c.calls) + (c.dispatched ? "" : " (named)");
+    const std::string schedules = hpcoll_bench::schedules_text(s.schedules);
     std::string native = "the MPI library's own collectives";
     std::string forced;
     for (const auto& [collective, algorithm] : s.native_algorithms)
@@ -234,14 +213,11 @@ void print(const summary& s) {
 
 json::value to_json(const summary& s) {
   const options& o = *s.o;
-  json::object doc{{"program", program},
-                   {"command", s.command},
-                   {"date", hpcoll_bench::utc_now()},
-                   {"mpi", hpcoll_bench::mpi_library_version()},
-                   {"graph", json::object{{"name", s.graph_name}, {"nodes", s.graph.vertices}, {"arcs", s.graph.arcs}}},
-                   {"np", s.np},
-                   {"solver", name_of(o.solver)},
-                   {"source", o.input.source}};
+  json::object doc = hpcoll_bench::run_json(program, s.command);
+  doc.set("graph", json::object{{"name", s.graph_name}, {"nodes", s.graph.vertices}, {"arcs", s.graph.arcs}});
+  doc.set("np", s.np);
+  doc.set("solver", name_of(o.solver));
+  doc.set("source", o.input.source);
   if (o.solver == solver_kind::delta) doc.set("delta", s.delta);
   if (o.solver == solver_kind::dijkstra)
     doc.set("steps", json::object{{"settled", s.stats.settled}, {"relaxations", s.relaxations}});
@@ -250,13 +226,7 @@ json::value to_json(const summary& s) {
                          {"buckets", s.stats.buckets}, {"phases", s.stats.phases}, {"relaxations", s.relaxations}});
   if (s.parallel()) {
     doc.set("collectives", name_of(o.library));
-    json::array schedules;
-    for (const hpcoll::schedule_count& c : s.schedules)
-      schedules.push_back(json::object{{"collective", std::string(c.collective)},
-                                       {"schedule", c.schedule},
-                                       {"dispatched", c.dispatched},
-                                       {"calls", c.calls}});
-    doc.set("schedules", schedules);
+    doc.set("schedules", hpcoll_bench::schedules_json(s.schedules));
     if (s.native()) {
       json::object forced;
       for (const auto& [collective, algorithm] : s.native_algorithms) forced.set(collective, algorithm);
@@ -315,10 +285,9 @@ int run(int argc, char** argv) {
        "write the distances, one per line in vertex order ('inf': unreachable)");
   cl.notes = "Every run with a solver prints 'checksum: reachable=R sum=S max=M': R vertices with a path from the\n"
              "source, S the sum of their distances (modulo 2^64), M the largest.\n";
-  bool help = false;
-  for (int i = 1; i < argc; ++i) help = help || std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0;
   // Errors on every rank (each exits with them); --help once.
-  const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, rank == 0 || !help, [&] {
+  const bool report = rank == 0 || !hpcoll_bench::asks_for_help(argc, argv);
+  const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, report, [&] {
     check_graph_options(o.input);
     if (!o.write.empty() && o.write == o.input.graph) throw std::invalid_argument("--write would overwrite --graph");
     if (o.delta && o.solver != solver_kind::delta) throw std::invalid_argument("--delta is for --solver delta");
@@ -344,8 +313,8 @@ int run(int argc, char** argv) {
 
   // ---- load: rank 0 reads or generates, every rank gets its block ----------------------------
   csr_graph whole;
-  std::string problem = on_rank0(rank, [&] {
-    for (const std::string* path : {&o.write, &o.json, &o.distances}) check_writable(*path);
+  std::string problem = hpcoll_bench::on_rank0(rank, [&] {
+    for (const std::string* path : {&o.write, &o.json, &o.distances}) hpcoll_bench::check_writable(*path);
     const double t = MPI_Wtime();
     whole = load_graph(o.input);
     s.read_seconds = MPI_Wtime() - t;
@@ -353,7 +322,7 @@ int run(int argc, char** argv) {
       throw std::invalid_argument("--collectives native: MPI_LONG_INT holds vertex ids up to 2^31 - 1; the graph has " +
                                   std::to_string(whole.vertex_count()) + " nodes");
   });
-  if (failed_on_rank0(program, problem)) return 1;
+  if (hpcoll_bench::failed_on_rank0(program, problem)) return 1;
   local_graph local;
   const double distribute_start = MPI_Wtime();
   if (s.parallel()) {
@@ -367,7 +336,7 @@ int run(int argc, char** argv) {
   s.distribute_seconds = MPI_Wtime() - distribute_start;
   s.graph = local.whole;
 
-  problem = on_rank0(rank, [&] {
+  problem = hpcoll_bench::on_rank0(rank, [&] {
     if (o.write.empty()) return;
     const double t = MPI_Wtime();
     // The same graph gives the same file, whatever the file's name and the run's other options.
@@ -375,7 +344,7 @@ int run(int argc, char** argv) {
     write_dimacs(o.write, whole, comments);
     s.write_seconds = MPI_Wtime() - t;
   });
-  if (failed_on_rank0(program, problem)) return 1;
+  if (hpcoll_bench::failed_on_rank0(program, problem)) return 1;
   const bool keep_whole = o.check || o.solver == solver_kind::sequential;
   if (!keep_whole) whole = {};
 
@@ -403,7 +372,7 @@ int run(int argc, char** argv) {
   // ---- check, distances ------------------------------------------------------------------------
   if (o.check || !o.distances.empty()) {
     const std::vector<distance_t> all = gather_distances(MPI_COMM_WORLD, result.distances, s.graph.vertices);
-    problem = on_rank0(rank, [&] {
+    problem = hpcoll_bench::on_rank0(rank, [&] {
       if (!o.distances.empty()) write_distances(o.distances, all);
       if (!o.check) return;
       const double t = MPI_Wtime();
@@ -414,7 +383,7 @@ int run(int argc, char** argv) {
                     MPI_Wtime() - t);
       s.check_result = text;
     });
-    if (failed_on_rank0(program, problem)) return 1;
+    if (hpcoll_bench::failed_on_rank0(program, problem)) return 1;
   }
 
   // ---- summary: rank 0 prints it and writes the JSON -----------------------------------------
@@ -438,11 +407,11 @@ int run(int argc, char** argv) {
   if (s.native())
     for (const char* collective : {"allreduce", "alltoall", "alltoallv"})
       s.native_algorithms.emplace_back(collective, forced_native_algorithm(collective));
-  problem = on_rank0(rank, [&] {
+  problem = hpcoll_bench::on_rank0(rank, [&] {
     print(s);
     if (!o.json.empty()) json::write_file(o.json, to_json(s));
   });
-  return failed_on_rank0(program, problem) ? 1 : 0;
+  return hpcoll_bench::failed_on_rank0(program, problem) ? 1 : 0;
 }
 
 }  // namespace

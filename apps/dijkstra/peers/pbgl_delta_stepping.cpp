@@ -25,7 +25,7 @@
 
 #include "partition.hpp"
 #include "peer_summary.hpp"
-#include "rank0_problem.hpp"
+#include "run_info.hpp"
 
 namespace {
 
@@ -76,8 +76,8 @@ int run(int argc, char** argv) {
   peer_summary s(program, argc, argv, "Parallel BGL delta_stepping_shortest_paths", input);
   s.np = size;
   csr_graph whole;
-  std::string problem = on_rank0(rank, [&] { whole = load_graph(input); });
-  if (failed_on_rank0(program, problem)) return 1;
+  std::string problem = hpcoll_bench::on_rank0(rank, [&] { whole = load_graph(input); });
+  if (hpcoll_bench::failed_on_rank0(program, problem)) return 1;
   std::uint64_t counts[2] = {whole.vertex_count(), whole.arc_count()};
   MPI_Bcast(counts, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   s.vertices = counts[0];
@@ -129,11 +129,11 @@ int run(int argc, char** argv) {
   s.solve_seconds = max_seconds[1];
   s.sums = global_checksum(MPI_COMM_WORLD, distances);
 
-  problem = on_rank0(rank, [&] {
+  problem = hpcoll_bench::on_rank0(rank, [&] {
     print(s);
     if (!json_file.empty()) hpcoll_bench::json::write_file(json_file, to_json(s));
   });
-  return failed_on_rank0(program, problem) ? 1 : 0;
+  return hpcoll_bench::failed_on_rank0(program, problem) ? 1 : 0;
 }
 
 }  // namespace

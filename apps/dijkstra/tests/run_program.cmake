@@ -10,6 +10,7 @@
 #   NEEDS_FILE  a file the run reads: when absent, "SKIPPED: ..." and no run
 cmake_minimum_required(VERSION 3.21)
 include("${PARAMS}")
+include("${CMAKE_CURRENT_LIST_DIR}/../../../cmake/hpcollRunProgram.cmake")
 
 if(NEEDS_FILE AND NOT EXISTS "${NEEDS_FILE}")
   message("SKIPPED: ${NEEDS_FILE} is not present")
@@ -19,24 +20,7 @@ foreach(written IN ITEMS ${JSON} ${DISTANCES})
   file(REMOVE "${written}")
 endforeach()
 
-execute_process(COMMAND ${COMMAND} RESULT_VARIABLE status OUTPUT_VARIABLE output ERROR_VARIABLE output)
-string(REPLACE ";" " " shown "${COMMAND}")
-message("${shown}\n${output}")
-
-if(FAILS AND status EQUAL 0)
-  message(FATAL_ERROR "FAIL: the run succeeded; it should have failed")
-elseif(NOT FAILS AND NOT status EQUAL 0)
-  message(FATAL_ERROR "FAIL: the run exited with ${status}")
-endif()
-foreach(regex IN LISTS REGEX)
-  string(REGEX MATCHALL "${regex}" matches "${output}")
-  list(LENGTH matches count)
-  if(PER_RANK AND NOT count EQUAL NP)
-    message(FATAL_ERROR "FAIL: '${regex}' is printed ${count} times, not once by each of ${NP} ranks")
-  elseif(count EQUAL 0)
-    message(FATAL_ERROR "FAIL: nothing matches '${regex}'")
-  endif()
-endforeach()
+hpcoll_run_checked()
 
 if(JSON OR DISTANCES)
   if(NOT output MATCHES "checksum: reachable=([0-9]+) sum=([0-9]+) max=([0-9]+)")
