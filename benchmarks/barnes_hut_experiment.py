@@ -53,9 +53,10 @@ log = bc.Log("bench --barnes-hut")
 # ---------------------------------------------------------------------------
 # Configurations
 
-def workers_for(bodies, all_bodies, most_workers):
-    """The study's: one worker per rank for the smaller problem(s), the most workers for the largest."""
-    return most_workers if len(all_bodies) > 1 and bodies == max(all_bodies) else 1
+def workers_for(bodies, all_bodies, most_workers, asked=False):
+    """The study's: one worker per rank for the smaller problem(s), the most workers for the largest;
+    a single body count runs with one worker unless --workers was given (asked)."""
+    return most_workers if (len(all_bodies) > 1 or asked) and bodies == max(all_bodies) else 1
 
 
 def configurations(gathers, builds, static_contrast):
@@ -304,7 +305,7 @@ def main(argv=None):
     ap.add_argument("--no-static", action="store_true", help="without the static-balance contrast run")
     ap.add_argument("--steps", type=int, default=None, metavar="S", help="steps per run (default 8)")
     ap.add_argument("--workers", type=int, default=None, metavar="W",
-                    help="workers per rank for the largest body count (default: the cores)")
+                    help="workers per rank for the largest body count (default: the cores; a single --bodies count runs with 1 worker unless --workers is given)")
     bc.add_from_options(ap, "rewrite the report of an earlier --out DIR from its report.json")
     args = bc.parse_app_run_args(ap, argv, "barnes_hut", "hpcoll_barnes_hut")
     if args.reuse:
@@ -321,7 +322,7 @@ def main(argv=None):
     most_workers = args.workers or bc.cores()
     if most_workers < 1:
         log.die(f"--workers {most_workers}: at least 1")
-    plan = [(b, workers_for(b, all_bodies, most_workers)) for b in all_bodies]
+    plan = [(b, workers_for(b, all_bodies, most_workers, args.workers is not None)) for b in all_bodies]
     nps, now, folder, command = bc.start_run(args, log, ["./hpcoll", "bench", "--barnes-hut"], DEFAULT_NPS, 1,
                                              "barnes-hut")
     start = time.monotonic()

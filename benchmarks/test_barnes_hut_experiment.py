@@ -44,6 +44,7 @@ class Plan(unittest.TestCase):
         self.assertEqual(be.workers_for(300000, [300000, 3000000], 16), 1)
         self.assertEqual(be.workers_for(3000000, [300000, 3000000], 16), 16)
         self.assertEqual(be.workers_for(300000, [300000], 16), 1)
+        self.assertEqual(be.workers_for(3000000, [3000000], 2, asked=True), 2)
 
     def test_configurations(self):
         configs = be.configurations(["gatherv", "reduce"], ["root", "parallel"], True)
