@@ -162,10 +162,7 @@ def phase_table(rows, bodies):
 
 def report_lines(meta, rows, trouble):
     ncores = meta.get("cores") or bc.cores()
-    L = [f"# The Barnes-Hut simulation, phase by phase {meta.get('stamp', '')}".rstrip(), ""]
-    if meta.get("command"):
-        L.append(f"- Command: `{meta['command']}`")
-    L.append(f"- Machine: {meta.get('machine', '?')}")
+    L = bc.report_opening("The Barnes-Hut simulation, phase by phase", meta)
     L.append(f"- Date: {meta.get('date', '?')}; {meta.get('steps', '?')} steps per run (and the initial forces)")
     for bodies, workers in meta.get("workers", {}).items():
         over = [n for n in meta.get("nps", []) if oversubscribed(n, workers, ncores)]

@@ -527,6 +527,15 @@ def report_meta(folder):
         return {}
 
 
+def report_opening(title, meta):
+    """A report.md's title (with the run's stamp), its command and its machine."""
+    L = [f"# {title} {meta.get('stamp', '')}".rstrip(), ""]
+    if meta.get("command"):
+        L.append(f"- Command: `{meta['command']}`")
+    L.append(f"- Machine: {meta.get('machine', '?')}")
+    return L
+
+
 def report_header(title, meta, rows, runs, describe, what):
     """The first lines of a report.md: title, command, machine, date and the runs' files (the first
     and the last of more than 4), the settings line
@@ -535,10 +544,7 @@ def report_header(title, meta, rows, runs, describe, what):
     settings = describe(runs[0].get("settings", {}), runs[0]) if runs else None
     files = [r["file"] for r in runs]
     listed = ", ".join(files) if len(files) <= 4 else f"{files[0]}, ..., {files[-1]}"  # many: keep the line short
-    L = [f"# {title} {meta.get('stamp', '')}".rstrip(), ""]
-    if meta.get("command"):
-        L.append(f"- Command: `{meta['command']}`")
-    L.append(f"- Machine: {meta.get('machine', '?')}")
+    L = report_opening(title, meta)
     L.append(f"- Date: {meta.get('date') or (runs[0].get('date') if runs else '?')}; {len(rows)} rows from "
              f"{len(runs)} run(s) ({listed})")
     if settings:

@@ -368,10 +368,7 @@ def time_table(rows, graph, configs, nps, name=label):
 
 def report_lines(meta, rows, trouble):
     ncores = meta.get("cores") or bc.cores()
-    L = [f"# The parallel Dijkstra with every schedule forced {meta.get('stamp', '')}".rstrip(), ""]
-    if meta.get("command"):
-        L.append(f"- Command: `{meta['command']}`")
-    L.append(f"- Machine: {meta.get('machine', '?')}")
+    L = bc.report_opening("The parallel Dijkstra with every schedule forced", meta)
     L.append(f"- Date: {meta.get('date', '?')}; load average before {meta.get('load_before', '?')}, "
              f"after {meta.get('load_after', '?')}")
     L.append(f"- Each cell: the median of {meta.get('repeat', '?')} run(s) of the solver's time on the slowest rank "

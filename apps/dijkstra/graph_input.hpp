@@ -4,7 +4,6 @@
 // the same way and load the same graph.
 #pragma once
 
-#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -16,20 +15,7 @@
 
 namespace hpcoll_dijkstra {
 
-/// A decimal integer in [least, most], nothing else (Boost's own conversion takes "-1" as 2^64 - 1).
-inline std::uint64_t parse_integer(const std::string& text, std::uint64_t least, std::uint64_t most) {
-  std::uint64_t v = 0;
-  const auto [end, status] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || status != std::errc() || end != text.data() + text.size() || v < least || v > most)
-    throw std::invalid_argument("'" + text + "' is not an integer " + std::to_string(least) + ".." +
-                                std::to_string(most));
-  return v;
-}
-
-/// The conversion of an integer option's text: parse_integer within [least, most].
-inline auto integer_in(std::uint64_t least, std::uint64_t most) {
-  return [=](const std::string& text) { return parse_integer(text, least, most); };
-}
+using hpcoll_bench::integer_in;
 
 struct graph_input {
   std::string graph;
