@@ -125,8 +125,17 @@ TEST_CASE("cost.protocol_cache_and_crowding") {
     // Every message of a binomial broadcast shakes hands first.
     CHECK_COST(predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, n, 1}, m), ceil_lg(p) * (a + r + N * b));
     CHECK_COST(predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, 1000, 1}, m), ceil_lg(p) * (a + 1000 * b));
-    // The linear root's p − 1 messages each shake hands.
-    CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, n, 1}, m), a + (p - 2) * a + (p - 1) * (r + N * b));
+    // The linear root's p − 1 messages each shake hands; its receivers copy
+    // the data out of its memory, each in parallel with the others.
+    CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, n, 1}, m),
+               std::max(a + (p - 2) * a + (p - 1) * r, a + r + N * b));
+    // Through a link of its own (a network, a two-copy transport) the root
+    // sends every byte itself.
+    machine link = m;
+    link.receiver_copies = false;
+    CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, n, 1}, link), a + (p - 2) * a + (p - 1) * (r + N * b));
+    // Eager messages are copied by their sender too.
+    CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, 1000, 1}, m), a + (p - 2) * a + (p - 1) * 1000 * b);
   }
   // In cache: a round that reduces at most cache_bytes does so at gamma_cached.
   m = hockney;
@@ -170,10 +179,17 @@ TEST_CASE("cost.compile_time") {
   // ... and a collective object can be instantiated with the cheapest.
   using short_bcast = hpcoll::cheapest<hpcoll::bcast_shape{0, 64, 0, 64, 1}, machine{}, S::linear, S::binomial,
                                        S::scatter_ring_allgather>;
-  using long_bcast = hpcoll::cheapest<hpcoll::bcast_shape{0, 64, 0, std::size_t{1} << 24, 1}, machine{}, S::linear,
-                                      S::binomial, S::scatter_ring_allgather>;
+  // A long message through links (receivers do not copy out of the root's
+  // memory) is scattered and gathered again; in shared memory, where they do,
+  // the root only shakes hands and its receivers copy at once.
+  constexpr hpcoll::bcast_shape long_message{0, 64, 0, std::size_t{1} << 24, 1};
+  using long_bcast = hpcoll::cheapest<long_message, machine{.receiver_copies = false}, S::linear, S::binomial,
+                                      S::scatter_ring_allgather>;
+  using long_shared_bcast =
+      hpcoll::cheapest<long_message, machine{}, S::linear, S::binomial, S::scatter_ring_allgather>;
   static_assert(std::is_same_v<hpcoll::Bcast<short_bcast>::schedule_type, S::binomial>);
   static_assert(std::is_same_v<hpcoll::Bcast<long_bcast>::schedule_type, S::scatter_ring_allgather>);
+  static_assert(std::is_same_v<hpcoll::Bcast<long_shared_bcast>::schedule_type, S::linear>);
   CHECK(hpcoll::schedule_name<long_bcast>() == "scatter_allgather<binomial, ring>");
 }
 

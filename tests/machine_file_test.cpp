@@ -84,7 +84,7 @@ TEST_CASE("machine_file.syntax_errors") {
 TEST_CASE("machine_file.round_trip") {
   temp_dir dir("round_trip");
   hpcoll::machine_profile p;
-  p.base = {1.25e-6, 1.1e-10, 3.3e-10, 4.5e-7, 1.2e-7, 8.75e-11, 12288, 2.5e-6, 1 << 20, 4e-11, 3e-11, 7e-6};
+  p.base = {1.25e-6, 1.1e-10, 3.3e-10, 4.5e-7, 1.2e-7, 8.75e-11, 12288, 2.5e-6, false, 1 << 20, 4e-11, 3e-11, 7e-6};
   p.gammas = {{"sum", "int32", 1.1e-10}, {"sum", "float64", 2.2e-10}, {"max", "uint8", 0.0}};
   p.measured = R"({"host":"node \"1\"","np":2,"pingpong":[{"bytes":0,"seconds":1.3e-06}]})";
 
@@ -106,6 +106,7 @@ TEST_CASE("machine_file.round_trip") {
   CHECK(contains(text, "\"eager_bytes\": 12288,"));
   CHECK(contains(text, "\"cache_bytes\": 1048576,"));
   CHECK(contains(text, "\"switch_time\": 7e-06,"));
+  CHECK(contains(text, "\"receiver_copies\": false,"));
   for (double d : {1.0 / 3, 2e-6, 6.02214076e23, 5e-324, 1.7976931348623157e308, 0.1 + 0.2}) {
     p.base.beta = d;
     CHECK(hpcoll::parse_machine_profile(hpcoll::machine_profile_text(p), "<text>").base.beta == d);
@@ -130,10 +131,13 @@ TEST_CASE("machine_file.round_trip") {
   const hpcoll::machine_profile h = hpcoll::load_machine_profile(dir.file("hand.json", valid_file));
   CHECK(h.base == hpcoll::machine{1.5e-6, 2e-10, 3e-10, 4e-7, 1e-7, 9e-11});
   const std::string with_step = std::string(valid_file).insert(valid_file.find("\"gamma\""),
-                                                               "\"eager_bytes\": 65536, \"switch_time\": 0, ");
+                                                               "\"eager_bytes\": 65536, \"switch_time\": 0, "
+                                                               "\"receiver_copies\": false, ");
   const hpcoll::machine_profile w = hpcoll::load_machine_profile(dir.file("step.json", with_step));
   CHECK(w.base.eager_bytes == 65536);
   CHECK(w.base.switch_time == 0);
+  CHECK_FALSE(w.base.receiver_copies);
+  CHECK(h.base.receiver_copies);
   CHECK(w.base.rendezvous == hpcoll::machine{}.rendezvous);
   CHECK(h.gammas.size() == 3);
   CHECK(h.measured == R"({"host":"example","np":2,"samples":[1,2,3]})");
@@ -253,6 +257,8 @@ TEST_CASE("machine_file.malformed_file") {
        "\"rendezvous\" is negative (-2e-6)"},
       {"switch.json", replaced(valid_file, "\"copy\": 9e-11", "\"copy\": 9e-11, \"switch_time\": \"1us\""),
        "\"switch_time\" must be a number"},
+      {"receiver_copies.json", replaced(valid_file, "\"copy\": 9e-11", "\"copy\": 9e-11, \"receiver_copies\": 1"),
+       "\"receiver_copies\" is 1; it must be true or false"},
       {"measured.json", replaced(valid_file, "\"measured\": {\"host\": \"example\", \"np\": 2, \"samples\": [1, 2, 3]}",
                                  "\"measured\": 5"),
        "\"measured\" must be an object, found number"},

@@ -26,6 +26,13 @@ struct machine {
   /// protocol: a handshake before the data, `rendezvous` seconds each.
   std::size_t eager_bytes = 4040;
   double rendezvous = 1.5e-6;
+  /// Rendezvous messages are copied once, by the receiver, straight out of the
+  /// sender's memory (shared memory with single-copy transfers: CMA, XPMEM,
+  /// KNEM): a rank's rendezvous sends cost it the handshake but not the bytes,
+  /// so a root sending to many is bound by its receivers' copies, not its own.
+  /// false: the sender's link carries every byte it sends (a network, a
+  /// two-copy transport).
+  bool receiver_copies = true;
   /// A round that reduces, or copies, at most cache_bytes works in cache, at
   /// these rates per byte.
   std::size_t cache_bytes = 1 << 20;

@@ -4,7 +4,8 @@
 // round. A rank's time in a round is
 //     α + (m − 1)·g                 for its m messages (m = max(sends, receives); g = α is Hockney's m·α)
 //   + rendezvous · h                for its h messages beyond the transport's eager size
-//   + β · max(bytes sent, bytes received)   (links are full duplex)
+//   + β · max(bytes sent, bytes received)   (links are full duplex; with receiver_copies a
+//                                           rendezvous message's bytes count at its receiver only)
 //   + γ · bytes reduced + copy · bytes copied locally (in-cache rates when the round's bytes fit)
 //   + 2 (ranks per core − 1) · switch_time  on a crowded node, when it receives and sends on in
 //                                           the next round: the message it waits for needed its
@@ -68,9 +69,12 @@ constexpr int beyond_eager(int count, std::size_t elems, std::size_t elem_size, 
 /// A rank's terms in a round; `forwards`: it receives, and sends in the next round.
 constexpr cost_terms terms(const round_load& l, std::size_t elem_size, const machine& m, bool forwards) {
   const int messages = std::max(l.sends, l.recvs);
-  const int handshakes = std::max(beyond_eager(l.sends, l.out, elem_size, m), beyond_eager(l.recvs, l.in, elem_size, m));
+  const int rendezvous_sends = beyond_eager(l.sends, l.out, elem_size, m);
+  const int handshakes = std::max(rendezvous_sends, beyond_eager(l.recvs, l.in, elem_size, m));
   const auto bytes = [&](std::size_t elems) { return static_cast<double>(elems * elem_size); };
-  return {static_cast<double>(messages), static_cast<double>(handshakes), bytes(std::max(l.out, l.in)),
+  // A receiver that copies out of the sender's memory leaves the sender idle.
+  const std::size_t out = m.receiver_copies && rendezvous_sends > 0 ? 0 : l.out;
+  return {static_cast<double>(messages), static_cast<double>(handshakes), bytes(std::max(out, l.in)),
           bytes(l.reduced), bytes(l.copied), forwards && l.recvs > 0 ? 1.0 : 0.0};
 }
 
@@ -373,7 +377,7 @@ struct cheapest_of<Shape, M, Best, Next, Rest...> {
 
 /// The cheapest of the candidate schedules for a call known at compile time
 /// (ties go to the earlier candidate):
-///   using S = hpcoll::cheapest<hpcoll::bcast_shape{0, 64, 0, 1 << 20, 1}, hpcoll::machine{},
+///   using S = hpcoll::cheapest<hpcoll::bcast_shape{0, 64, 0, 1 << 20, 1}, hpcoll::machine{.receiver_copies = false},
 ///                              schedule::binomial, schedule::scatter_ring_allgather>;
 ///   hpcoll::Bcast<S>{}(c, buffer, 0);
 template <auto Shape, machine M, class... Candidates>

@@ -180,10 +180,10 @@ inline machine_profile parse_machine_profile(std::string_view text, const std::s
   if (!detail::json_is_object(doc.get()))
     machine_file_error(fn, source, detail::concat({"expected a JSON object, found ", detail::json_kind(doc.get())}));
 
-  static constexpr std::string_view known[] = {"format",       "alpha",        "beta",        "gap",
-                                               "overhead",     "copy",         "gamma",       "eager_bytes",
-                                               "rendezvous",   "cache_bytes",  "gamma_cached", "copy_cached",
-                                               "switch_time",  "measured"};
+  static constexpr std::string_view known[] = {"format",      "alpha",           "beta",         "gap",
+                                               "overhead",    "copy",            "gamma",        "eager_bytes",
+                                               "rendezvous",  "cache_bytes",     "gamma_cached", "copy_cached",
+                                               "switch_time", "receiver_copies", "measured"};
   detail::json_for_each_member(doc.get(), [&](std::string_view key, json_object*) {
     if (!detail::one_of(key, known))
       machine_file_error(fn, source,
@@ -229,6 +229,12 @@ inline machine_profile parse_machine_profile(std::string_view text, const std::s
   optional("gamma_cached", p.base.gamma_cached);
   optional("copy_cached", p.base.copy_cached);
   optional("switch_time", p.base.switch_time);
+  if (const auto v = detail::json_member(doc.get(), "receiver_copies")) {
+    if (json_object_get_type(*v) != json_type_boolean)
+      machine_file_error(fn, source,
+                         detail::concat({"\"receiver_copies\" is ", detail::json_text(*v), "; it must be true or false"}));
+    p.base.receiver_copies = json_object_get_boolean(*v);
+  }
 
   const auto gamma = detail::json_member(doc.get(), "gamma");
   if (!gamma) machine_file_error(fn, source, "missing \"gamma\" (an object with at least \"default\")");

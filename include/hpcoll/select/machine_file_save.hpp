@@ -31,6 +31,7 @@ inline std::string machine_profile_text(const machine_profile& p) {
   json_set(doc.get(), "gamma_cached", json_number(p.base.gamma_cached));
   json_set(doc.get(), "copy_cached", json_number(p.base.copy_cached));
   json_set(doc.get(), "switch_time", json_number(p.base.switch_time));
+  json_set(doc.get(), "receiver_copies", json_value(json_object_new_boolean(p.base.receiver_copies)));
   json_value gamma(json_object_new_object());
   json_set(gamma.get(), "default", json_number(p.base.gamma));
   for (const reduction_gamma& g : p.gammas) json_set(gamma.get(), (g.op + "/" + g.type).c_str(), json_number(g.gamma));
