@@ -31,3 +31,4 @@
 #include "select/dispatch.hpp"
 #include "select/machine_file.hpp"
 #include "select/tuning.hpp"
+#include "version.hpp"
