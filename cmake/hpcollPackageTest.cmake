@@ -5,6 +5,8 @@
 #                     the CMake project against it (find_package(hpcoll 0.2 REQUIRED))
 #   add_subdirectory  the CMake project with hpcoll's source tree as a subdirectory
 #   FetchContent      the CMake project with hpcoll's source tree through FetchContent
+#   pkg-config        cmake --install as for find_package, then the plain Makefile against it
+#                     (PKG_CONFIG_PATH=<prefix>/<pkgconfig dir>, the MPI compiler wrapper)
 cmake_minimum_required(VERSION 3.21)
 
 if(NOT PKG_PARAMS OR NOT EXISTS "${PKG_PARAMS}")
@@ -36,24 +38,32 @@ if(NOT build_type)
   set(build_type "${PKG_CONFIG}")
 endif()
 
-if(PKG_WAY STREQUAL "find_package")
+if(PKG_WAY STREQUAL "find_package" OR PKG_WAY STREQUAL "pkg-config")
   step("install" "${CMAKE_COMMAND}" --install "${PKG_BUILD_TREE}" --prefix "${prefix}" ${config_args})
-  set(way_args "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
-elseif(PKG_WAY STREQUAL "add_subdirectory" OR PKG_WAY STREQUAL "FetchContent")
-  set(way_args "-DHPCOLL_SOURCE_DIR=${PKG_HPCOLL_SOURCE_DIR}")
-else()
-  message(FATAL_ERROR "hpcollPackageTest: unknown PKG_WAY '${PKG_WAY}'")
 endif()
 
-step("configure" "${CMAKE_COMMAND}" -S "${PKG_SOURCE_DIR}" -B "${build}"
-     -G "${PKG_GENERATOR}"
-     "-DCMAKE_CXX_COMPILER=${PKG_CXX_COMPILER}"
-     "-DCMAKE_BUILD_TYPE=${build_type}"
-     "-DMPIEXEC_EXECUTABLE=${PKG_MPIEXEC}"
-     "-DHPCOLL_CONSUME=${PKG_WAY}"
-     ${way_args})
-
-step("build" "${CMAKE_COMMAND}" --build "${build}" ${config_args})
+if(PKG_WAY STREQUAL "pkg-config")
+  cmake_path(ABSOLUTE_PATH PKG_PKGCONFIGDIR BASE_DIRECTORY "${prefix}" OUTPUT_VARIABLE pc_path)
+  file(MAKE_DIRECTORY "${build}")
+  step("build" "${CMAKE_COMMAND}" -E env "PKG_CONFIG_PATH=${pc_path}"
+       make -C "${build}" -f "${PKG_SOURCE_DIR}/Makefile" "MPICXX=${PKG_MPICXX}")
+else()
+  if(PKG_WAY STREQUAL "find_package")
+    set(way_args "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+  elseif(PKG_WAY STREQUAL "add_subdirectory" OR PKG_WAY STREQUAL "FetchContent")
+    set(way_args "-DHPCOLL_SOURCE_DIR=${PKG_HPCOLL_SOURCE_DIR}")
+  else()
+    message(FATAL_ERROR "hpcollPackageTest: unknown PKG_WAY '${PKG_WAY}'")
+  endif()
+  step("configure" "${CMAKE_COMMAND}" -S "${PKG_SOURCE_DIR}" -B "${build}"
+       -G "${PKG_GENERATOR}"
+       "-DCMAKE_CXX_COMPILER=${PKG_CXX_COMPILER}"
+       "-DCMAKE_BUILD_TYPE=${build_type}"
+       "-DMPIEXEC_EXECUTABLE=${PKG_MPIEXEC}"
+       "-DHPCOLL_CONSUME=${PKG_WAY}"
+       ${way_args})
+  step("build" "${CMAKE_COMMAND}" --build "${build}" ${config_args})
+endif()
 
 # Locate the executable (single- or multi-config layout).
 set(exe "")

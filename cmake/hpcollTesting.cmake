@@ -46,7 +46,9 @@
 #       at np 2 in <build>/pkgtest/<way> (cmake/hpcollPackageTest.cmake):
 #       package.find_package installs this build tree and finds it (and checks
 #       which versions it accepts), package.add_subdirectory and
-#       package.FetchContent take the source tree. Label "package".
+#       package.FetchContent take the source tree, package.pkg-config installs
+#       and builds tests/package/Makefile with pkg-config and the MPI compiler
+#       wrapper. Label "package".
 #
 # Variables:
 #   HPCOLL_MPIEXEC_FLAGS  (cache) flags placed after "-n N" for every MPI run.
@@ -354,11 +356,13 @@ function(hpcoll_package_test)
     PKG_GENERATOR "${CMAKE_GENERATOR}"
     PKG_CXX_COMPILER "${CMAKE_CXX_COMPILER}"
     PKG_BUILD_TYPE "${CMAKE_BUILD_TYPE}"
+    PKG_PKGCONFIGDIR "${HPCOLL_INSTALL_PKGCONFIGDIR}"
+    PKG_MPICXX "${MPI_CXX_COMPILER}"
     PKG_MPIEXEC "${MPIEXEC_EXECUTABLE}"
     PKG_MPIEXEC_NUMPROC_FLAG "${MPIEXEC_NUMPROC_FLAG}"
     PKG_MPIEXEC_FLAGS "${HPCOLL_MPIEXEC_FLAGS}"
     PKG_NP "2")
-  foreach(way IN ITEMS find_package add_subdirectory FetchContent)
+  foreach(way IN ITEMS find_package add_subdirectory FetchContent pkg-config)
     add_test(NAME package.${way}
       COMMAND ${CMAKE_COMMAND} -DPKG_PARAMS=${params} -DPKG_WAY=${way} -DPKG_CONFIG=$<CONFIG>
               -P "${_HPCOLL_CMAKE_DIR}/hpcollPackageTest.cmake")
@@ -368,5 +372,5 @@ function(hpcoll_package_test)
       ENVIRONMENT "${HPCOLL_MPIEXEC_ENV}")
   endforeach()
   # Installing reads the build tree, which the header and compile-fail checks build in.
-  set_tests_properties(package.find_package PROPERTIES RESOURCE_LOCK hpcoll_build_tree)
+  set_tests_properties(package.find_package package.pkg-config PROPERTIES RESOURCE_LOCK hpcoll_build_tree)
 endfunction()

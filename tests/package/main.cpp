@@ -1,7 +1,7 @@
-// Consumer of hpcoll (find_package, add_subdirectory or FetchContent:
-// tests/package/CMakeLists.txt), through the umbrella and through a path of
-// hpcoll 0.1 (a forwarding header): an allreduce with the dispatcher's choice,
-// one with a named schedule, and a bcast.
+// Consumer of hpcoll (find_package, add_subdirectory, FetchContent:
+// tests/package/CMakeLists.txt; pkg-config: tests/package/Makefile), through
+// the umbrella and through a path of hpcoll 0.1 (a forwarding header): an
+// allreduce with the dispatcher's choice, one with a named schedule, a bcast.
 #include <hpcoll/bcast.hpp>
 #include <hpcoll/hpcoll.hpp>
 
