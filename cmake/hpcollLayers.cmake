@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cmake -DHPCOLL_INCLUDE_DIR=<include/hpcoll> [-DHPCOLL_STAMP=<file>] -P hpcollLayers.cmake
 #
 # The layers of include/hpcoll and what each may include (docs/architecture.md):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cmake -DPKG_PARAMS=<file> -DPKG_WAY=<way> [-DPKG_CONFIG=<cfg>] -P hpcollPackageTest.cmake
 #
 # Builds the consumer in tests/package in <work>/<way> and runs it under mpiexec:

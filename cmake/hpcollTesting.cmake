@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # hpcoll test helpers.
 #
 #   hpcoll_mpi_test(NAME <name> SOURCES <src>... NP <n>...

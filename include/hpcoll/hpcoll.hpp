@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll — MPI collectives with schedules as policies. The umbrella header:
 // every collective with its free functions (the run-time choice of schedule,
 // schedule::automatic), every schedule, nonblocking and persistent requests,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll's version. CMakeLists.txt's project(VERSION) must agree: configuring
 // fails otherwise, so a source checkout used without CMake reads the same
 // version as find_package(hpcoll) and hpcoll.pc.

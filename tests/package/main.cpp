@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Consumer of hpcoll (find_package, add_subdirectory, FetchContent:
 // tests/package/CMakeLists.txt; pkg-config: tests/package/Makefile), through
 // the umbrella and through a path of hpcoll 0.1 (a forwarding header): an
