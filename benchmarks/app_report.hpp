@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the applications (apps/) report of a run besides their own results: the first members of
 // their JSON record, which schedule each hpcoll collective ran (as text and as JSON), and the
 // check that their output files can be written.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """./hpcoll bench --barnes-hut: the Barnes-Hut simulation of apps/barnes_hut, phase by phase (docs/barnes_hut.md).
 
   ./hpcoll bench --barnes-hut [--bodies N,N] [--np N]... [--gathers a,b] [--builds a,b] [--no-static]

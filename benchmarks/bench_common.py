@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """What the benchmark scripts share (run_bench.py, report.py, tune.py, dispatch_eval.py,
 overlap_report.py, mcast_report.py, compare_builds.py): logging, number formats, statistics, text and
 markdown tables, the runner options and mpiexec runs, report headers, reading

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # ctest bench.<name> (benchmarks/CMakeLists.txt, hpcoll_bench_smoke): runs a
 # benchmark (BENCH_COMMAND) and checks the JSON it wrote (BENCH_JSON):
 #   cmake -DBENCH_PARAMS=<file setting the variables below> -P bench_smoke.cmake

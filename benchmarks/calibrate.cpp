@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll_calibrate: measures this machine's hpcoll::machine parameters and
 // writes the machine file (select/machine_file.hpp, docs/calibration.md).
 //

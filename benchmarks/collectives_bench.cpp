@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll_bench: Google Benchmark suite of every collective with every schedule
 // that serves it, next to the free function ("default") and the native MPI call.
 //

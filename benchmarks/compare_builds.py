@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """./hpcoll bench --compare: two builds of hpcoll_bench timed against each other, alternating.
 
   ./hpcoll bench --compare --before PATH [--np N]... [--rounds R] [--collectives a,b]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Compile time of a minimal program per way of calling an allreduce
 (docs/architecture.md, "Light headers").
 

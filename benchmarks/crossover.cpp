@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll_crossover: which schedule wins where, by the network simulator
 // (hpcoll/simulate.hpp) — no MPI, one process, any communicator size.
 //

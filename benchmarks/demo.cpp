@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // ./hpcoll demo: every collective with every schedule next to the native MPI
 // call, at three message sizes. Each cell is the median over repetitions of
 // the slowest rank's time for one call.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """./hpcoll bench --dijkstra: the parallel Dijkstra of apps/dijkstra with every schedule forced, its
 delta-stepping and the peers (docs/dijkstra.md).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """./hpcoll tune --evaluate: how well the runtime dispatcher chooses (the measurements of docs/dispatch.md).
 
   ./hpcoll tune --evaluate [--table FILE] [--machine FILE] [--np N]... [--quick] [--sizes MIN:MAX]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The JSON the benchmark programs write (results, machine files' "measured"
 // record, decisions): documents built in C++ and serialised by json-c, the
 // JSON library the dispatcher reads machine files and tuning tables with.

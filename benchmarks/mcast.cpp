@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll_mcast: the dynamic multicast (hpcoll::Mcast) next to what a
 // user does with MPI to reach a group of ranks.
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """./hpcoll bench --mcast: the dynamic multicast (hpcoll::Mcast) against MPI_Bcast on
 prepared and per-call communicators.
 

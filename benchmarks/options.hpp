@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The benchmark programs' command lines: options declared with Boost.Program_options and
 // parsed by parse_command_line(), and the byte sizes and lists their values hold.
 //

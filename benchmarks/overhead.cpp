@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll_overhead: what hpcoll adds to a tiny collective. At np 2, for 8 B
 // (two ints) per rank: the MPI library's own collective, the same messages
 // sent by hand with the cheapest blocking calls (the floor for any library

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll_overlap: how much of a nonblocking collective a computation hides,
 // for native MPI and for hpcoll's progress policies (docs/async.md).
 //

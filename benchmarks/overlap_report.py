@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """./hpcoll bench --overlap: how much of a nonblocking collective a computation hides (docs/async.md).
 
   ./hpcoll bench --overlap [--np N]... [--quick] [--out DIR] [--sizes LIST|MIN:MAX] [--reps R]

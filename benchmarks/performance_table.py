@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """./hpcoll bench --table: hpcoll's dispatched collectives ÷ native MPI, the table of docs/performance.md.
 
   ./hpcoll bench --table [--np N]... [--configs default,machine,tuning] [--machine FILE] [--tuning FILE]

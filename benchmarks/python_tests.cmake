@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The benchmark scripts' own tests (benchmarks/*.py): one ctest test per Python
 # test file, run with Debian's /usr/bin/python3 on the stored results in
 # benchmarks/testdata/ (no MPI, no binary, no timing). Included from

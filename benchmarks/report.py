@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Summary tables and plots of hpcoll_bench results (./hpcoll bench).
 
 usage: /usr/bin/python3 benchmarks/report.py RESULTS_DIR [--no-plots] [--detail]

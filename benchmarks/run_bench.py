@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """./hpcoll bench: runs hpcoll_bench under mpiexec for each process count, then report.py.
 
 Called by ./hpcoll bench (which builds the hpcoll_bench target first and passes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the benchmark programs record about a run (when, and with which MPI), and what
 // they share around it: the median of their samples, their main() and rank 0's errors told
 // on every rank. Their command lines: options.hpp.

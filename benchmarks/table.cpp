@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll_table: hpcoll's free functions (the dispatcher's choice, as an
 // application calls them) against the MPI library's own collective, the two
 // alternating in one run: the cells of ./hpcoll bench --table

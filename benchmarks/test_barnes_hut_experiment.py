@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """barnes_hut_experiment.py (./hpcoll bench --barnes-hut) without MPI, binary or timing: the
 configurations and workers of the study's plan, the mpiexec flags, the rows read from the program's
 JSON, speed-ups, the largest phase, the check of the final positions and the report (--from).

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Unit test of benchmarks/bench_common.py, the module the benchmark scripts share: the collective
 list reader, Google Benchmark JSON reading, statistics, formats, the command-line helpers, the
 environment of an evaluation run, and that no script's import leads back to itself.

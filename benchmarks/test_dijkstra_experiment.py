@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """dijkstra_experiment.py (./hpcoll bench --dijkstra) on the stored results in benchmarks/testdata/dijkstra/
 (no MPI, no binary, no timing): the candidate lists it reads from hpcoll_dijkstra's error message,
 the configurations per np, medians, the fastest per np, the ratios, the checks of wrong results and

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """performance_table.py (./hpcoll bench --table) on the stored results in benchmarks/testdata/table/
 (no MPI, no binary, no timing): reading the files, ratios, geometric means, the targets' marks,
 the report (--from), the runs with a fake mpiexec, and bad input. The expected numbers are worked

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """The report scripts run as ./hpcoll runs them, on the stored results in benchmarks/testdata/
 (no MPI, no binary), each in a temporary folder: report.py DIR, tune.py --from, dispatch_eval.py
 --from, overlap_report.py --from, mcast_report.py --from, compare_builds.py --from, and every

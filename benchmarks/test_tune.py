@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Unit test of benchmarks/tune.py (the tuning-table builder) and benchmarks/dispatch_eval.py (the
 dispatcher evaluation), on small synthetic hpcoll_bench JSON and the evaluation folder in
 benchmarks/testdata/dispatch/: no MPI, no timing.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """./hpcoll tune: measures every schedule of every collective and writes a tuning table.
 
 Called by ./hpcoll tune (which builds the hpcoll_bench target first and passes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cmake -DHPCOLL_CHECK_PARAMS=<file> -P hpcollExpectFailure.cmake
 #
 # Runs HPCOLL_CHECK_COMMAND (a list) and succeeds only if it exits nonzero AND

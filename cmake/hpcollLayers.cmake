@@ -1,8 +1,9 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cmake -DHPCOLL_INCLUDE_DIR=<include/hpcoll> [-DHPCOLL_STAMP=<file>] -P hpcollLayers.cmake
 #
 # The layers of include/hpcoll and what each may include (docs/architecture.md):
 #
-#   core         error, environment, mpi_call, insert_only_map, communicator, op, datatype, policies, boost_mpi
+#   core         error, environment, mpi_call, insert_only_map, communicator, op, datatype, policies, boost_mpi, version
 #   plan/        the vocabulary: plans, shapes, combinators, rank arithmetic, machine parameters
 #   schedule/    the schedules
 #   select/      how a schedule is chosen: traits, policies, automatic, cost model, machine file, tuning
@@ -27,7 +28,7 @@ if(NOT IS_DIRECTORY "${HPCOLL_INCLUDE_DIR}")
   message(FATAL_ERROR "hpcollLayers: HPCOLL_INCLUDE_DIR '${HPCOLL_INCLUDE_DIR}' is not a directory")
 endif()
 
-set(core_files error environment mpi_call insert_only_map communicator op datatype policies boost_mpi)
+set(core_files error environment mpi_call insert_only_map communicator op datatype policies boost_mpi version)
 set(allowed_core core)
 set(allowed_plan plan core)
 set(allowed_schedule schedule plan core)

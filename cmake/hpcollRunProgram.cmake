@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Included by the applications' ctest scripts (apps/*/tests/run_program.cmake, run with cmake -P).
 #
 #   hpcoll_run_checked([<argument>...])

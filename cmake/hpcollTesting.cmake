@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # hpcoll test helpers.
 #
 #   hpcoll_mpi_test(NAME <name> SOURCES <src>... NP <n>...
@@ -42,9 +43,13 @@
 #       the build when a lower layer includes a higher one.
 #
 #   hpcoll_package_test()
-#       ctest case package.find_package: installs this build tree into
-#       <build>/pkgtest/prefix, then configures/builds/runs tests/package
-#       against it (find_package(hpcoll)). Label "package".
+#       ctest cases package.<way>: the consumer in tests/package built and run
+#       at np 2 in <build>/pkgtest/<way> (cmake/hpcollPackageTest.cmake):
+#       package.find_package installs this build tree and finds it (and checks
+#       which versions it accepts), package.add_subdirectory and
+#       package.FetchContent take the source tree, package.pkg-config installs
+#       and builds tests/package/Makefile with pkg-config and the MPI compiler
+#       wrapper. Label "package".
 #
 # Variables:
 #   HPCOLL_MPIEXEC_FLAGS  (cache) flags placed after "-n N" for every MPI run.
@@ -343,25 +348,30 @@ endfunction()
 
 # --- hpcoll_package_test -------------------------------------------------------------
 function(hpcoll_package_test)
-  set(work "${CMAKE_BINARY_DIR}/pkgtest")
   set(params "${CMAKE_CURRENT_BINARY_DIR}/package_test.params.cmake")
   _hpcoll_write_params("${params}"
     PKG_BUILD_TREE "${CMAKE_BINARY_DIR}"
+    PKG_HPCOLL_SOURCE_DIR "${_HPCOLL_ROOT_DIR}"
     PKG_SOURCE_DIR "${_HPCOLL_ROOT_DIR}/tests/package"
-    PKG_WORK_DIR "${work}"
+    PKG_WORK_DIR "${CMAKE_BINARY_DIR}/pkgtest"
     PKG_GENERATOR "${CMAKE_GENERATOR}"
     PKG_CXX_COMPILER "${CMAKE_CXX_COMPILER}"
     PKG_BUILD_TYPE "${CMAKE_BUILD_TYPE}"
+    PKG_PKGCONFIGDIR "${HPCOLL_INSTALL_PKGCONFIGDIR}"
+    PKG_MPICXX "${MPI_CXX_COMPILER}"
     PKG_MPIEXEC "${MPIEXEC_EXECUTABLE}"
     PKG_MPIEXEC_NUMPROC_FLAG "${MPIEXEC_NUMPROC_FLAG}"
     PKG_MPIEXEC_FLAGS "${HPCOLL_MPIEXEC_FLAGS}"
     PKG_NP "2")
-  add_test(NAME package.find_package
-    COMMAND ${CMAKE_COMMAND} -DPKG_PARAMS=${params} -DPKG_CONFIG=$<CONFIG>
-            -P "${_HPCOLL_CMAKE_DIR}/hpcollPackageTest.cmake")
-  set_tests_properties(package.find_package PROPERTIES
-    TIMEOUT 600
-    LABELS "package;mpi"
-    ENVIRONMENT "${HPCOLL_MPIEXEC_ENV}"
-    RESOURCE_LOCK hpcoll_build_tree)
+  foreach(way IN ITEMS find_package add_subdirectory FetchContent pkg-config)
+    add_test(NAME package.${way}
+      COMMAND ${CMAKE_COMMAND} -DPKG_PARAMS=${params} -DPKG_WAY=${way} -DPKG_CONFIG=$<CONFIG>
+              -P "${_HPCOLL_CMAKE_DIR}/hpcollPackageTest.cmake")
+    set_tests_properties(package.${way} PROPERTIES
+      TIMEOUT 600
+      LABELS "package;mpi"
+      ENVIRONMENT "${HPCOLL_MPIEXEC_ENV}")
+  endforeach()
+  # Installing reads the build tree, which the header and compile-fail checks build in.
+  set_tests_properties(package.find_package package.pkg-config PROPERTIES RESOURCE_LOCK hpcoll_build_tree)
 endfunction()

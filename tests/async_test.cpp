@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Nonblocking and persistent collectives (hpcoll::request, persistent_request,
 // the progress policies) on random data at every process count:
 //

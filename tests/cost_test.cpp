@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The cost model derived from the schedules' rounds against the closed forms
 // of Thakur, Rabenseifner & Gropp (2005), at powers of two and in between, and
 // at compile time.

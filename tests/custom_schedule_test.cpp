@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A schedule written outside the library, following the documented concept
 // (docs/schedules.md): a pipelined chain broadcast. It is proved by the
 // symbolic verifier, run under MPI against MPI_Bcast, and plugged into a

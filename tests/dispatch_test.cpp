@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The runtime dispatcher: its model choice against hand-computed costs on a
 // synthetic machine file, the overrides (template argument, HPCOLL_<COLL>,
 // tuning table), errors for choices that cannot serve a call, the per-

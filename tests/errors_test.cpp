@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Bad input gets a clear hpcoll::error naming the collective, the schedule and
 // the problem, before any message is sent — and in checked mode on every rank.
 #include "support/collective_test.hpp"

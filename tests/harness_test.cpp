@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Self-test of the MPI test harness (tests/support/mpi_doctest_main.cpp).
 #include "support/mpi_test.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // detail::insert_only_map, the lock-free lookup behind the per-communicator
 // decisions and schedule counters: keys in the table and beyond it, values
 // that stay put, and threads adding and counting the same keys at once.

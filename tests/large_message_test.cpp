@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Counts are 64-bit end to end: a message above 2^31 bytes works (the
 // executor cuts it into several MPI messages).
 #include "support/mpi_test.hpp"

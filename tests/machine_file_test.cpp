@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The machine file (select/machine_file.hpp, select/machine_file_save.hpp):
 // syntax errors with their position, the profile round trip, the lookup
 // through the environment, errors naming the file, γ per reduction. No MPI;

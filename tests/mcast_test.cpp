@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The dynamic multicast under mpirun: every schedule and size class to random
 // member sets, byte payloads around the fused limit, acks up the header tree,
 // pipelined multicasts to overlapping groups from two masters, receivers that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Every (collective, schedule) pair of the data-movement collectives against
 // the native MPI collective on MPI_COMM_WORLD: bcast, gather, gatherv,
 // scatter, allgather, alltoall, alltoallv, each in its ordinary and in-place

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::rank_set: the member set of a dynamic multicast, against a plain
 // std::vector<bool> model on random sets at sizes around the word boundaries.
 #include <doctest/doctest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Every (collective, schedule) pair of the reduction collectives — Reduce,
 // Allreduce, ReduceScatterBlock — against the native MPI collective on random
 // data: every element type and built-in op, a user lambda, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The network simulator (hpcoll/simulate.hpp) against the literature's closed
 // forms (Thakur, Rabenseifner & Gropp 2005, "Optimization of collective
 // communication operations in MPICH") on Hockney parameters, against the

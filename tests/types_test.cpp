@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Element types, ops, the communicator and Boost.MPI interoperation.
 #include "support/collective_test.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The symbolic verifier proves every schedule of every collective for every
 // communicator size 1..128 and every root, with no MPI.
 #include <doctest/doctest.h>

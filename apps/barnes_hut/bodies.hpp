@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Bodies of the N-body simulation and their Plummer-model initial conditions.
 #pragma once
 

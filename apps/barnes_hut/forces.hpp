@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Forces: the Barnes–Hut monopole approximation over the octree, leaf by leaf, and direct
 // summation (the reference of --check and of the tests).
 #pragma once

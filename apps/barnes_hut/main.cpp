@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll_barnes_hut: a gravitational N-body simulation (Barnes–Hut octree, monopole forces,
 // leapfrog) of a Plummer sphere, its broadcasts and gathers by hpcoll (or by the MPI library).
 // Every step: build the tree, broadcast what the force computation needs, compute the forces in

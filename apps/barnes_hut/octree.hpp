@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The octree of the Barnes–Hut force computation, built deterministically from the bodies in
 // Morton (Z-order) order: the same bodies give the same tree, cell for cell and bit for bit,
 // whether one thread builds it or many, on one rank or on every rank.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "parallel_forces.hpp"
 
 #include <omp.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // One force computation of the simulation over the ranks of a communicator: tree build, broadcast,
 // force computation in tasks taken at run time, and the results brought together by one of three
 // collectives (docs/barnes_hut.md, "Parallel structure").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The distance checksum every shortest-path program of apps/dijkstra prints,
 // "checksum: reachable=R sum=S max=M", so that runs of any solver, program
 // and process count compare at a glance.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A generator of road-network-like graphs, standing in for the DIMACS road
 // graphs no machine here has: deterministic from a seed, connected,
 // undirected (each edge as two arcs of the same weight), nearly planar, about

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The graphs of hpcoll_dijkstra: a directed graph in compressed sparse row
 // form, and its DIMACS shortest-path files (9th DIMACS Implementation
 // Challenge, ".gr"), plain or gzip-compressed, read and written.

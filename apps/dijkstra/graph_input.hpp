@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The graph a shortest-path program runs on, as its command line names it:
 // --graph FILE or --generate PRESET|N [--seed K], and --source V. Shared by
 // hpcoll_dijkstra and its peers (peers/), so that they read the same options

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll_dijkstra: single-source shortest paths on road networks, the
 // collectives of the parallel solvers by hpcoll (or by the MPI library).
 // Rank 0 reads a DIMACS file or generates a road network, hands every rank

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The 1-D partition of a graph over the ranks: each rank owns a contiguous
 // block of vertices and their out-arcs. Rank 0 holds the whole graph after
 // loading it and sends each rank its block.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The shortest-path solvers, all exact (64-bit integer distances):
 //   sequential_dijkstra  a binary-heap Dijkstra on one rank's whole graph, the reference;
 //   parallel_dijkstra    one vertex settled per step, chosen by an allreduce (minloc);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::allreduce: the schedule chosen at run time by the dispatcher.
 #include <hpcoll/collectives/allreduce.hpp>
 #include <hpcoll/select/automatic.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The same program with Boost.MPI, as its tutorial writes it (the anchor).
 #include <boost/mpi.hpp>
 

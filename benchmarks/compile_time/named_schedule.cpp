@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Allreduce with a schedule named at compile time: the light path.
 #include <hpcoll/collectives/allreduce.hpp>
 #include <hpcoll/schedule/ring.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Probe behind docs/benchmarks.md ("Allgather at np = 2"): hpcoll's allgather
 // next to its all-to-all of the same volume and the native calls, 32 KiB
 // blocks, 2000 calls after 50 warm-up calls, rank 0's mean per call.

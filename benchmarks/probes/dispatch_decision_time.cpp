@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // How long one dispatcher decision takes (every candidate priced by the cost
 // model), for every collective of select/traits.hpp at growing p: the figures
 // behind "Large p" in docs/dispatch.md. No MPI is started; a decision is made

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Interoperation with Boost.MPI: the only hpcoll header that includes it.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::communicator — a private duplicate of a user communicator.
 #pragma once
 

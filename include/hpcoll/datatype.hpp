@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // MPI datatypes for element types: built-in, std::complex, std::pair,
 // std::array, structs reflected with Boost.Hana, any trivially copyable type.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The environment variables that switch library behaviour on and off or set
 // a limit, read strictly: a value that is neither is an hpcoll::error naming
 // the variable, never taken for a default. (HPCOLL_MACHINE, HPCOLL_TUNING

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::error — the one exception type of the library.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll — MPI collectives with schedules as policies. The umbrella header:
 // every collective with its free functions (the run-time choice of schedule,
 // schedule::automatic), every schedule, nonblocking and persistent requests,
@@ -31,3 +32,4 @@
 #include "select/dispatch.hpp"
 #include "select/machine_file.hpp"
 #include "select/tuning.hpp"
+#include "version.hpp"

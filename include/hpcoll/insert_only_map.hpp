@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // An insert-only map whose lookups never lock: what a collective call looks
 // up per call (its remembered decision, its schedule counter) lives in one
 // of these, per communicator.

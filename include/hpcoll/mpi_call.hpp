@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The one checking wrapper around every MPI call the library makes.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Reduction operations, run locally in C++ (never through MPI_Reduce_local).
 #pragma once
 

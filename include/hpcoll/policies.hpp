@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The policies every collective object takes as template arguments besides
 // its schedule: whether ranks check the call together (check::) and who
 // advances its nonblocking forms (progress::); and hpcoll::in_place.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Progress of nonblocking collectives: hpcoll::progress::poll, the engines of
 // progress::thread and progress::offload and their settings. (The policies
 // themselves are in hpcoll/policies.hpp; using progress::thread or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::request and hpcoll::persistent_request: handles of nonblocking and
 // persistent collectives.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Must not compile: the free functions choose their schedule at run time, and
 // only the collective's own header is included (not select/automatic.hpp).
 #include <hpcoll/collectives/allreduce.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Must not compile: std::string cannot travel as bytes.
 #include <hpcoll/hpcoll.hpp>
 

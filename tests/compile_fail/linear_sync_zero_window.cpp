@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Must not compile: a window of zero peers per round never finishes.
 #include <hpcoll/hpcoll.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Must not compile: members learn the schedule from the header, so a
 // multicast runs only the schedules of schedule::candidates<mcast_shape>.
 #include <hpcoll/hpcoll.hpp>

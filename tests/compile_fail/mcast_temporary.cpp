@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Must not compile: the master's request keeps reading its data after the
 // call returns, so the data cannot be a temporary container.
 #include <hpcoll/hpcoll.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Must not compile: the request would keep writing into a temporary vector
 // destroyed at the end of the statement.
 #include <hpcoll/hpcoll.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Must not compile: the op combines doubles, the buffers hold points.
 #include <hpcoll/hpcoll.hpp>
 

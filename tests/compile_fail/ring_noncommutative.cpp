@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Must not compile: the ring reorders operands, the op says it must not.
 #include <hpcoll/hpcoll.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Must not compile: a binomial tree has no all-to-all.
 #include <hpcoll/hpcoll.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shared pieces of the tests that compare hpcoll with the native MPI
 // collectives: element types, random data, native ops, comparisons.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Helpers for tests that expect an hpcoll::error or set the environment.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // MPI-aware main() for doctest test executables (hpcoll test harness).
 //
 // * MPI_Init_thread(MPI_THREAD_MULTIPLE), falling back to whatever is provided.

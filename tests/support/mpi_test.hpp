@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Small helpers for MPI test cases run by tests/support/mpi_doctest_main.cpp.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll_barnes_hut's physics without MPI: the Plummer generator (statistics, determinism), the
 // octree (the same tree from one thread or many, every body in one leaf, masses), the forces
 // (against direct summation at several opening angles).

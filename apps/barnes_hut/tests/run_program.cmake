@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cmake -DPARAMS=<file> -P run_program.cmake: runs of hpcoll_barnes_hut for ctest
 # (barnes_hut_program_test in CMakeLists.txt). The params file sets
 #   COMMAND    mpiexec ... hpcoll_barnes_hut, the arguments every run shares (a list)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll_dijkstra_pbgl: the Parallel BGL's distributed delta-stepping
 // (boost::graph::distributed::delta_stepping_shortest_paths) on its
 // distributed CSR graph, under mpiexec, on hpcoll_dijkstra's graphs: a peer

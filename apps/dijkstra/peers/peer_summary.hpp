@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the peer programs (Boost.Graph's and the Parallel BGL's shortest
 // paths on hpcoll_dijkstra's graphs) print and write: the graph, the load and
 // solve times and the distance checksum, as hpcoll_dijkstra's summary and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Helpers of the -P scripts that run the programs (generator_files.cmake, peer_checksum.cmake).
 
 # checked_run(<variable> <command>...): runs the command, shown with its output in the test's log;

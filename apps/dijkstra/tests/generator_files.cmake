@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cmake -DPROGRAM=<hpcoll_dijkstra> -DWORK=<folder> -DMPIEXEC=<mpiexec;-n> -DMPIEXEC_FLAGS=<flags>
 #       -P generator_files.cmake
 # The generator's files: the same seed gives the same file, at any number of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll_dijkstra's input without MPI: DIMACS text and every error it can
 // have, plain and gzip-compressed files written and read back, truncated and
 // corrupt gzip streams; the generator (determinism, presets, degrees,

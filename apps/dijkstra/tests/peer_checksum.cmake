@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cmake -DPARAMS=<file> -P peer_checksum.cmake: a peer of hpcoll_dijkstra
 # (peers/: Boost.Graph's Dijkstra, the Parallel BGL's delta-stepping) against
 # hpcoll_dijkstra's sequential solver, for ctest (dijkstra_peer_test in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cmake -DPARAMS=<file> -P run_program.cmake: one run of hpcoll_dijkstra for
 # ctest (dijkstra_program_test in CMakeLists.txt). The params file sets
 #   COMMAND     mpiexec ... hpcoll_dijkstra <arguments> (a list)

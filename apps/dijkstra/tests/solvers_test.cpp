@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll_dijkstra's parallel solvers at every process count, with hpcoll's
 // collectives and the MPI library's: against closed forms (a path, a star, a
 // grid) and against the sequential solver on generated graphs. Every rank

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The network simulator: every rank's plan of one call, run in one process by
 // a discrete-event simulation of a LogGP-style network — no MPI, no data.
 //

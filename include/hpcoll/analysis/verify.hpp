@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The symbolic verifier: runs every rank's plan of one call in one process,
 // with no MPI, on symbolic data, and proves the result.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::Allreduce — every rank receives the reduction of all ranks' vectors.
 #pragma once
 

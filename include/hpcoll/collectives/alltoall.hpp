@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::Alltoall — block j of every rank's buffer goes to rank j.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::Alltoallv — all-to-all with a size and place per block.
 #pragma once
 

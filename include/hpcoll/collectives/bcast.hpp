@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::Bcast — the root's buffer is copied to every rank.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::Gather — the root receives every rank's block.
 #pragma once
 

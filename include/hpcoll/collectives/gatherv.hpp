@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::Gatherv — the root receives every rank's block, each of its own size.
 #pragma once
 

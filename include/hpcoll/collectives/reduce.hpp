@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::Reduce — the root receives the reduction of all ranks' vectors.
 #pragma once
 

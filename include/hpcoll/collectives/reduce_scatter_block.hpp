@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::ReduceScatterBlock — rank q receives block q of the reduction of all ranks' vectors.
 #pragma once
 

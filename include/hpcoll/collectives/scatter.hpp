@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::Scatter — block q of the root's buffer goes to rank q.
 #pragma once
 

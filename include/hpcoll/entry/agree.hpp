@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Checked mode: before any data moves, the ranks of a call agree that they
 // make the same call and that none of them found a bad argument.
 #pragma once

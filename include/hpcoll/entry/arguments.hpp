@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the entry points of the collectives deduce from their arguments and
 // how they check them: contiguous ranges seen as spans, the first problem
 // found, counts and displacements of the v-collectives.

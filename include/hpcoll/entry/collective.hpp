@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The one skeleton every collective entry point runs:
 //
 //   1. static checks        element type, op, the schedule policy (check<Shape, Commutative>)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Per-thread, grow-only storage for the executors' working sets, so a
 // collective allocates only the first time it needs more than before.
 #pragma once

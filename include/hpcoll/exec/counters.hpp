@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // How often each schedule ran on a communicator: counted by every run of a
 // plan (blocking, nonblocking, persistent), printed by rank 0 when the
 // communicator is freed under HPCOLL_VERBOSE=1.

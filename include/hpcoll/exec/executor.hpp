@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The blocking MPI executor: runs a plan round by round with point-to-point
 // messages (nonblocking, or the blocking calls for a round of one exchange).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The engine of progress::manual: operations advance only inside the calls
 // that test, wait or poll (LibNBC's progress function).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // One nonblocking or persistent collective call: its plan, buffers and
 // progress state, owned by an hpcoll::request until the call has finished.
 #pragma once

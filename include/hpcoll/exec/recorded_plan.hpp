@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Blocking calls that repeat: the plan of a call is recorded once (every
 // round's steps in one list) and replayed by later calls of the same shape,
 // which then build no plan and emit no step. Small plans only: above a few

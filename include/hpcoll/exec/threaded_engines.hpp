@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The engines with a thread of their own: the progress thread
 // (progress::thread) and the offload worker (progress::offload). Both need
 // MPI_THREAD_MULTIPLE.

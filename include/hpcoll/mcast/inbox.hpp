@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The receive side of the dynamic multicast: one engine per communicator that
 // takes part in every multicast reaching this rank.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::Mcast — the dynamic multicast: a master sends to a member set chosen
 // at run time, and only the members take part. No communicator is built.
 //

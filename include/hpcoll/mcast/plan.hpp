@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A multicast as a plan: the master's hop to the lowest member, then any
 // broadcast schedule run among the members, on their logical numbers. Here
 // too the multicast's shape and what the dispatcher knows of it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::rank_set — a set of ranks of a communicator of p ranks, as a bitmap
 // of p bits (the member set of a dynamic multicast).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The symbolic verifier (analysis/verify.hpp) for the multicast: its plans,
 // every rank's, run in one process on symbolic data.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What a multicast puts on the wire: its header message, its tags, its acks.
 //
 // Every member receives exactly one header message, from its parent in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // hpcoll::machine — the parameters the cost model (select/cost.hpp) and the
 // network simulator (analysis/simulate.hpp) price a schedule's plans with.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The vocabulary schedules are written in: regions of buffers, steps, rounds.
 //
 // A schedule is a pure description. For one rank of one call it builds a

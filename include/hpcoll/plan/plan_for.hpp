@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // From a schedule and a collective shape to the plan every executor runs.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Rank arithmetic shared by the schedules (and available to schedules written
 // outside the library).
 #pragma once

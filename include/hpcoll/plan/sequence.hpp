@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Plans made of other plans: phases run one after the other.
 #pragma once
 

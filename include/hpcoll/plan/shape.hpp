@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shapes: what a schedule needs to know about one rank's part in one call
 // (who, how many, which root) — never the buffers themselves. Each shape names
 // its collective (`name`, as in errors, tables and HPCOLL_<COLLECTIVE>); the

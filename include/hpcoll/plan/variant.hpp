@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A plan chosen at run time among several plan types.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Every schedule hpcoll ships.
 #pragma once
 

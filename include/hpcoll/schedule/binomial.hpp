@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Binomial trees: ceil(lg p) rounds. Round i of a top-down tree (bcast,
 // scatter) pairs virtual ranks v and v + m with m = 2^(L-1-i); round i of a
 // bottom-up tree (reduce, gather) pairs v + 2^i with v.

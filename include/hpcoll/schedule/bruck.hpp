@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Bruck's schedules: ceil(lg p) rounds at distances 1, 2, 4, … for any p —
 // latency-optimal for small messages, at the price of local rotations.
 #pragma once

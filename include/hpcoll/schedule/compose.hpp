@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Composite schedules: built from phase schedules given as template
 // arguments, never rewritten. Any schedule that provides the phase serves.
 #pragma once

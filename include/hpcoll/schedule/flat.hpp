@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Flat (single-hop) patterns shared by the linear, linear_sync and pairwise
 // schedules: they differ only in how many peers one round serves and, for
 // all-to-all, in who pairs with whom.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // K-nomial trees: ceil(log_K p) rounds. Round i of the broadcast lets every
 // parent v (v a multiple of K·m, m = K^(L−1−i)) send to its K − 1 children
 // v + m, …, v + (K − 1)·m at once; the reduce runs the rounds bottom-up. Fewer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The linear (flat) schedules: every message goes straight to or from its
 // final owner. The baseline of MPI libraries' "basic linear" algorithms.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Linear schedules with a bounded number of messages in flight ("linear with
 // sync"): the same single hops as `linear`, spread over rounds of at most
 // `Window` peers, so a root or an all-to-all never floods the network with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Pairwise exchange: p − 1 rounds, one partner per round — exclusive-or
 // partners when p is a power of two (each round a perfect matching), shifted
 // partners (send to rank + d, receive from rank − d) otherwise.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What a schedule declares about itself, read with defaults: its name (for
 // errors, explanations, tables and benchmark rows) and the shortcuts the
 // dispatcher's cost walk (select/cost.hpp, predict_sampled) may take with it

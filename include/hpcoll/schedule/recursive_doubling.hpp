@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Recursive doubling: lg p rounds of pairwise exchanges at distances
 // 1, 2, 4, …; sizes that are not powers of two fold their extra ranks in
 // before and out after (see power_of_two_fold).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Recursive halving reduce-scatter: lg p rounds; in each, partners at
 // distance p/2, p/4, … swap the half of their current window the other keeps,
 // so every rank sends and reduces (p−1)/p of the data in total. With

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Reduce as a reduce-scatter followed by a gather to the root: every rank
 // reduces and sends (p−1)/p of the vector instead of the whole vector lg p
 // times, so large vectors pay about 2·(p−1)/p·nβ + (p−1)/p·nγ.

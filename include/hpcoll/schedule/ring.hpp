@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Ring schedules: p − 1 rounds in which every rank sends to rank + 1 and
 // receives from rank − 1, one block per round — bandwidth-optimal, latency
 // linear in p.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The segmented (pipelined) ring: the ring reduce-scatter with every block cut
 // into segments of SegmentBytes. A segment's reduction is deferred to the next
 // round, where it runs while the following segment is arriving, so the γ

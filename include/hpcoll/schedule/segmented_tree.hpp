@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Segmented (pipelined) trees: the vector is cut into segments of
 // SegmentBytes and every tree node forwards segment j to all its children in
 // the round after it arrived, while segment j + 1 arrives (reduce: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // schedule::automatic — the schedule of the free functions: per call the
 // dispatcher (select/dispatch.hpp) chooses one of the collective's
 // candidates, and the plan is built from the chosen one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The cost model: a schedule's predicted time, derived by walking its rounds.
 //
 // For one call (a shape) and a machine, every rank's plan is walked round by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Per-communicator memory of the dispatcher: its decisions per call class,
 // a service of the communicator (communicator::service).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The runtime dispatcher behind schedule::automatic (and so behind the free
 // functions): per call class it prices every candidate schedule with the cost
 // model, lets a measured tuning table or an environment variable overrule the

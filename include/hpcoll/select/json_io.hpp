@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The library's own files (machine files, tuning tables) read and written
 // with json-c: owning handles, errors with line and column, exact 64-bit
 // integers, the few accessors the readers need, and reading a file whole.

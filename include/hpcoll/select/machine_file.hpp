@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The machine file: the α, β, γ, gap, overhead and copy parameters of
 // hpcoll::machine measured on the machine at hand by `./hpcoll calibrate`
 // (benchmarks/calibrate.cpp), with one γ per (op, element type) reduction.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Writing machine files (the calibration program does): a header of its own,
 // so that the dispatcher, which only reads them, does not pay for
 // <filesystem>.

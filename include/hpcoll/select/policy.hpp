@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // How a collective turns its Schedule template argument into the plan of a
 // call: the schedule policy chooses (once per call), then builds the plan
 // (once per run, or once for a persistent request).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What the selection layer knows of each collective, in one traits class per
 // collective shape: the schedules the dispatcher chooses among (and the
 // benchmark suite measures), how the size of a call is stated, and what every

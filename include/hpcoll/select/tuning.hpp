@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Measured tuning tables: (collective, comm-size range, message-size range) →
 // schedule, written by `./hpcoll tune` and preferred by the dispatcher over
 // the cost model wherever an entry covers the call.
