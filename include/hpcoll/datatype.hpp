@@ -63,8 +63,28 @@ MPI_Datatype complex_datatype() {
   else return MPI_CXX_LONG_DOUBLE_COMPLEX;
 }
 
-inline MPI_Datatype commit(MPI_Datatype type) {
+/// Frees a cached datatype when MPI_Finalize begins: MPI deletes the
+/// attributes of MPI_COMM_SELF first in MPI_Finalize (the standard's "Allowing
+/// User Functions at Process Termination"), so an attribute that holds the type
+/// frees it while MPI still works, and an MPI that reports handles leaked at
+/// exit (MPICH) has none to report.
+inline void free_at_finalize(MPI_Datatype type) {
+  const auto free_type = [](MPI_Comm, int keyval, void* value, void*) -> int {
+    auto* held = static_cast<MPI_Datatype*>(value);
+    int code = MPI_Type_free(held);
+    delete held;
+    if (const int freed = MPI_Comm_free_keyval(&keyval); code == MPI_SUCCESS) code = freed;
+    return code;
+  };
+  int keyval = MPI_KEYVAL_INVALID;
+  HPCOLL_MPI(MPI_Comm_create_keyval, MPI_COMM_NULL_COPY_FN, free_type, &keyval, nullptr);
+  HPCOLL_MPI(MPI_Comm_set_attr, MPI_COMM_SELF, keyval, new MPI_Datatype(type));
+}
+
+/// Commits a datatype that stays cached for the rest of the run.
+inline MPI_Datatype commit_cached(MPI_Datatype type) {
   HPCOLL_MPI(MPI_Type_commit, &type);
+  free_at_finalize(type);
   return type;
 }
 
@@ -78,7 +98,7 @@ MPI_Datatype struct_type(int members, const int* lengths, const MPI_Aint* offset
   HPCOLL_MPI(MPI_Type_create_struct, members, lengths, offsets, types, &packed);
   HPCOLL_MPI(MPI_Type_create_resized, packed, 0, static_cast<MPI_Aint>(sizeof(T)), &resized);
   HPCOLL_MPI(MPI_Type_free, &packed);
-  return commit(resized);
+  return commit_cached(resized);
 }
 
 inline MPI_Aint byte_offset(const void* base, const void* member) {
@@ -128,7 +148,7 @@ private:
     } else {
       MPI_Datatype bytes = MPI_DATATYPE_NULL;
       HPCOLL_MPI(MPI_Type_contiguous, static_cast<int>(sizeof(T)), MPI_BYTE, &bytes);
-      return detail::commit(bytes);
+      return detail::commit_cached(bytes);
     }
   }
 };
@@ -183,7 +203,7 @@ struct mpi_datatype<std::array<T, N>> {
     static const MPI_Datatype type = [] {
       MPI_Datatype contiguous = MPI_DATATYPE_NULL;
       HPCOLL_MPI(MPI_Type_contiguous, static_cast<int>(N), mpi_datatype<T>::get(), &contiguous);
-      return detail::commit(contiguous);
+      return detail::commit_cached(contiguous);
     }();
     return type;
   }
