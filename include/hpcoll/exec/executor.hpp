@@ -95,6 +95,16 @@ struct round_summary {
   }
 };
 
+/// After a failure: cancels and frees the messages still pending, so that
+/// none of them lands later in a buffer its caller has given back.
+inline void abandon(std::span<MPI_Request> requests) noexcept {
+  for (MPI_Request& r : requests)
+    if (r != MPI_REQUEST_NULL) {
+      MPI_Cancel(&r);
+      MPI_Request_free(&r);
+    }
+}
+
 /// Runs a plan's rounds with the round semantics of plan.hpp on one rank's
 /// buffers. The blocking executor and the nonblocking operations
 /// (exec/operation.hpp) share it: they differ only in how they wait for a
@@ -151,16 +161,28 @@ public:
 
   /// One round, blocking: a round of at most one send and one receive of one
   /// message each in the blocking calls (exchange), any other round posted
-  /// and finished in MPI_Waitall. `summary` describes `steps`.
+  /// and finished in MPI_Waitall. `summary` describes `steps`. A failing MPI
+  /// call leaves no message of the round pending.
   void run_round(std::span<const step> steps, const round_summary& summary) {
     round_ = steps;
     if (!summary.exchanges || !exchange(summary)) {
       requests_.clear();
-      post_round();
-      if (!requests_.empty())
-        HPCOLL_MPI(MPI_Waitall, static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+      try {
+        post_round();
+        if (!requests_.empty())
+          HPCOLL_MPI(MPI_Waitall, static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+      } catch (...) {
+        abandon_round();
+        throw;
+      }
     }
     if (summary.reduces) finish();
+  }
+
+  /// After a failure: the current round's pending messages cancelled and freed.
+  void abandon_round() noexcept {
+    abandon(requests_);
+    requests_.clear();
   }
 
   /// Posts the messages of the first round and returns at once, so the caller
@@ -250,7 +272,8 @@ private:
     T* base = mem_.at(r);
     for (std::size_t done = 0; done < r.count; done += chunk_) {
       const int n = static_cast<int>(r.count - done < chunk_ ? r.count - done : chunk_);
-      MPI_Request& req = requests_.emplace_back();
+      // Null until MPI posts it: a post that fails leaves nothing to cancel.
+      MPI_Request& req = requests_.emplace_back(MPI_REQUEST_NULL);
       if (is_send)
         HPCOLL_MPI(MPI_Isend, base + done, n, type_, s.peer, tag_, comm_, &req);
       else

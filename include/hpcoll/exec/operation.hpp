@@ -204,14 +204,7 @@ private:
   bool post_first() override { return runner().post_first(plan_, posted_); }
   bool advance_rounds() override { return runner().advance(plan_, round_, posted_); }
   void run_rounds() override { runner().run(plan_); }
-  void abandon_messages() noexcept override {
-    for (MPI_Request& r : requests_) {
-      if (r == MPI_REQUEST_NULL) continue;
-      MPI_Cancel(&r);
-      MPI_Request_free(&r);
-    }
-    requests_.clear();
-  }
+  void abandon_messages() noexcept override { runner().abandon_round(); }
 
   owned_shape<Shape> shape_;
   Plan plan_;

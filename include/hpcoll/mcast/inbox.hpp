@@ -197,10 +197,10 @@ private:
       side_requests.clear();
       for (std::size_t c = 0; c < children.size(); ++c) {
         HPCOLL_MPI(MPI_Isend, message.data(), static_cast<int>(message.size()), MPI_BYTE, children[c],
-                   mcast_header_tag, comm, &side_requests.emplace_back());
+                   mcast_header_tag, comm, &side_requests.emplace_back(MPI_REQUEST_NULL));
         if (!head.acks_direct)
           HPCOLL_MPI(MPI_Irecv, &child_acks[c], mcast_ack_words, MPI_INT64_T, children[c], head.tag + 1, comm,
-                     &side_requests.emplace_back());
+                     &side_requests.emplace_back(MPI_REQUEST_NULL));
       }
       plan_done = head.fused != 0;
       if (!plan_done) {
@@ -240,12 +240,7 @@ private:
     }
 
     void abandon() noexcept {
-      for (auto* list : {&plan_requests, &side_requests})
-        for (MPI_Request& r : *list)
-          if (r != MPI_REQUEST_NULL) {
-            MPI_Cancel(&r);
-            MPI_Request_free(&r);
-          }
+      for (auto* list : {&plan_requests, &side_requests}) detail::abandon(*list);
       if (ack_request != MPI_REQUEST_NULL) MPI_Request_free(&ack_request);
     }
 

@@ -83,7 +83,7 @@ private:
     const auto expect_ack = [&](int source) {
       mcast_ack& a = acks_[static_cast<std::size_t>(acks_expected_++)];
       a = {};
-      HPCOLL_MPI(MPI_Irecv, &a, mcast_ack_words, MPI_INT64_T, source, tag_ + 1, channel(), &side_[side_count_++]);
+      HPCOLL_MPI(MPI_Irecv, &a, mcast_ack_words, MPI_INT64_T, source, tag_ + 1, channel(), next_side_request());
     };
     const bool direct = header_.acks_direct != 0;
     if (direct)
@@ -91,7 +91,7 @@ private:
     for_each_mcast_child(members_, header_.master, header_.master, [&](int peer) {
       if (!direct) expect_ack(peer);
       HPCOLL_MPI(MPI_Isend, message_.data(), static_cast<int>(message_.size()), MPI_BYTE, peer, mcast_header_tag,
-                 channel(), &side_[side_count_++]);
+                 channel(), next_side_request());
     });
   }
   /// A member whose receive buffer was too small fails the master's request too.
@@ -124,14 +124,14 @@ private:
     HPCOLL_MPI(MPI_Waitall, side_count_, side_.data(), MPI_STATUSES_IGNORE);
     check_acks();
   }
+  /// The next side message's request, null until MPI posts it: a post that
+  /// fails leaves nothing to cancel.
+  MPI_Request* next_side_request() noexcept {
+    MPI_Request& r = side_[static_cast<std::size_t>(side_count_++)];
+    r = MPI_REQUEST_NULL;
+    return &r;
+  }
   void abandon_messages() noexcept override {
-    const auto abandon = [](std::span<MPI_Request> list) {
-      for (MPI_Request& r : list)
-        if (r != MPI_REQUEST_NULL) {
-          MPI_Cancel(&r);
-          MPI_Request_free(&r);
-        }
-    };
     abandon(requests_);
     abandon(std::span(side_).first(static_cast<std::size_t>(side_count_)));
   }
