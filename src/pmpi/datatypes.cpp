@@ -95,15 +95,15 @@ auto make_table() {
     // A reduction reads the items as the C++ type: their sizes must agree
     // (the pair types' padding belongs to the extent, not to the size).
     const bool same_layout = static_cast<std::size_t>(extent) == p.cxx_bytes;
-    p.view = {same_layout ? p.kind : element::none, 1, bytes,
-              lb == 0 && true_lb == 0 && extent == size && true_extent == size};
+    p.view = {same_layout ? p.kind : element::none, 1, bytes, extent,
+              lb == 0 && true_lb == 0 && extent == size && true_extent == size, true};
   }
   return table;
 }
 
 /// n items of `inner` as one item.
-datatype_view repeated(const datatype_view& inner, std::size_t n, bool dense) {
-  return {inner.kind, inner.elements * n, inner.bytes * n, dense};
+datatype_view repeated(const datatype_view& inner, std::size_t n, std::ptrdiff_t extent, bool dense) {
+  return {inner.kind, inner.elements * n, inner.bytes * n, extent, dense, true};
 }
 
 datatype_view derived_view(MPI_Datatype type) {
@@ -115,7 +115,7 @@ datatype_view derived_view(MPI_Datatype type) {
   PMPI_Type_get_extent(type, &lb, &extent);
   PMPI_Type_get_true_extent(type, &true_lb, &true_extent);
   const bool dense = lb == 0 && true_lb == 0 && extent == size && true_extent == size;
-  datatype_view view{element::none, 0, static_cast<std::size_t>(size), dense};
+  datatype_view view{element::none, 0, static_cast<std::size_t>(size), extent, dense, true};
   if ((combiner != MPI_COMBINER_CONTIGUOUS && combiner != MPI_COMBINER_DUP) || types != 1 || integers > 1 ||
       addresses != 0)
     return view;
@@ -127,7 +127,7 @@ datatype_view derived_view(MPI_Datatype type) {
   PMPI_Type_get_envelope(inner, &inner_integers, &inner_addresses, &inner_types, &inner_combiner);
   if (inner_combiner != MPI_COMBINER_NAMED) PMPI_Type_free(&inner);  // get_contents made a new handle
   if (of_inner.kind == element::none || count < 0) return view;
-  return repeated(of_inner, static_cast<std::size_t>(count), dense);
+  return repeated(of_inner, static_cast<std::size_t>(count), extent, dense);
 }
 
 }  // namespace

@@ -28,18 +28,21 @@ enum class reduction_op : unsigned char { sum, prod, min, max, land, lor, lxor, 
 reduction_op op_of(MPI_Op op);
 
 /// A datatype as the library sees it. An item of it is `elements` elements
-/// of `kind` (several for a contiguous derived type) and `bytes` bytes; it
-/// is `dense` when those bytes are the whole of its extent, from a lower
-/// bound of 0, so that n items are n × bytes contiguous bytes.
+/// of `kind` (several for a contiguous derived type), `bytes` bytes of data
+/// and `extent` bytes apart from the next; it is `dense` when its bytes are
+/// the whole of its extent, from a lower bound of 0, so that n items are
+/// n × bytes contiguous bytes.
 struct datatype_view {
   element kind = element::none;
   std::size_t elements = 0;
   std::size_t bytes = 0;
+  std::ptrdiff_t extent = 0;
   bool dense = false;
+  bool valid = false;  ///< false for MPI_DATATYPE_NULL and handles MPI does not know
 };
 
 /// Predefined types from a table made once; derived ones from their envelope.
-/// MPI_DATATYPE_NULL and types the library does not understand: kind none, not dense.
+/// MPI_DATATYPE_NULL and invalid handles: not valid; types the library cannot reduce: kind none.
 datatype_view view_of(MPI_Datatype type);
 
 }  // namespace hpcoll::pmpi

@@ -22,7 +22,7 @@ constexpr std::array<std::string_view, collective_count> collective_names{
     "alltoallv"};
 constexpr std::array<std::string_view, outcome_count> outcome_names{
     "served",  "switched off", "hpcoll's own", "intercommunicator", "user op", "op not defined on the type",
-    "datatype", "arguments"};
+    "datatype", "arguments", "nonblocking form, not served yet"};
 
 std::atomic<bool> state_made{false};
 

@@ -34,8 +34,9 @@ enum class outcome : unsigned char {
   op_not_for_type,    ///< a predefined op MPI does not define on the type (MPI reports the error)
   datatype,           ///< not a served type: non-contiguous, with holes, or not understood
   arguments,          ///< invalid or locally inconsistent arguments: MPI reports the error
+  nonblocking,        ///< the MPI_I… form, which the library does not serve yet
 };
-inline constexpr std::size_t outcome_count = 8;
+inline constexpr std::size_t outcome_count = 9;
 
 /// While a thread runs hpcoll, the MPI collectives hpcoll calls itself go to PMPI.
 extern thread_local bool inside_hpcoll [[gnu::tls_model("initial-exec")]];
@@ -117,6 +118,16 @@ int intercept(collective which, MPI_Comm comm, Serve&& serve, Forward&& forward)
   }
   state.count(which, result);
   return result == outcome::served ? MPI_SUCCESS : forward();
+}
+
+/// Runs the nonblocking form of a collective: the PMPI function, counted.
+template <class Forward>
+int forward_nonblocking(collective which, Forward&& forward) {
+  interception& state = interception::get();
+  state.count(which, inside_hpcoll            ? outcome::hpcoll_internal
+                     : state.intercepts(which) ? outcome::nonblocking
+                                               : outcome::switched_off);
+  return forward();
 }
 
 }  // namespace hpcoll::pmpi

@@ -442,6 +442,55 @@ static void mixed_signatures(MPI_Comm comm) {
   free(out);
 }
 
+/* The nonblocking forms, all in flight at once, then completed together. */
+static void nonblocking(MPI_Comm comm) {
+  int rank, p;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &p);
+  enum { KINDS = 10 };
+  MPI_Request requests[KINDS];
+  int* ones = malloc(sizeof(int) * p);
+  int* ranks = malloc(sizeof(int) * p);
+  int* displs = malloc(sizeof(int) * p);
+  int* out[KINDS];
+  for (int k = 0; k < KINDS; ++k) {
+    out[k] = malloc(sizeof(int) * p);
+    for (int r = 0; r < p; ++r) out[k][r] = -1;
+  }
+  for (int r = 0; r < p; ++r) {
+    ones[r] = 1;
+    ranks[r] = r;
+    displs[r] = r;
+  }
+  const int root = p - 1;
+  int bcast_value = rank == root ? 42 : 0;
+  MPI_Ibcast(&bcast_value, 1, MPI_INT, root, comm, &requests[0]);
+  MPI_Iallreduce(&rank, out[1], 1, MPI_INT, MPI_SUM, comm, &requests[1]);
+  MPI_Ireduce(&rank, out[2], 1, MPI_INT, MPI_MAX, root, comm, &requests[2]);
+  MPI_Ireduce_scatter_block(ones, out[3], 1, MPI_INT, MPI_SUM, comm, &requests[3]);
+  MPI_Igather(&rank, 1, MPI_INT, out[4], 1, MPI_INT, root, comm, &requests[4]);
+  MPI_Igatherv(&rank, 1, MPI_INT, out[5], ones, displs, MPI_INT, root, comm, &requests[5]);
+  MPI_Iscatter(ranks, 1, MPI_INT, out[6], 1, MPI_INT, root, comm, &requests[6]);
+  MPI_Iallgather(&rank, 1, MPI_INT, out[7], 1, MPI_INT, comm, &requests[7]);
+  MPI_Ialltoall(ranks, 1, MPI_INT, out[8], 1, MPI_INT, comm, &requests[8]);
+  MPI_Ialltoallv(ranks, ones, displs, MPI_INT, out[9], ones, displs, MPI_INT, comm, &requests[9]);
+  MPI_Waitall(KINDS, requests, MPI_STATUSES_IGNORE);
+  CHECK(bcast_value == 42, "ibcast: %d", bcast_value);
+  CHECK(out[1][0] == p * (p - 1) / 2, "iallreduce: %d", out[1][0]);
+  if (rank == root) CHECK(out[2][0] == p - 1, "ireduce: %d", out[2][0]);
+  CHECK(out[3][0] == p, "ireduce_scatter_block: %d", out[3][0]);
+  CHECK(out[6][0] == rank, "iscatter: %d", out[6][0]);
+  for (int r = 0; r < p; ++r) {
+    if (rank == root) CHECK(out[4][r] == r && out[5][r] == r, "igather, igatherv [%d]", r);
+    CHECK(out[7][r] == r, "iallgather [%d]", r);
+    CHECK(out[8][r] == rank && out[9][r] == rank, "ialltoall, ialltoallv [%d]", r);
+  }
+  for (int k = 0; k < KINDS; ++k) free(out[k]);
+  free(ones);
+  free(ranks);
+  free(displs);
+}
+
 /* ---- what must reach the native library ---------------------------------- */
 
 /* x ↦ a·x + b as (a, b); the op composes maps, which does not commute. */
@@ -490,7 +539,9 @@ static void user_ops(MPI_Comm comm) {
   MPI_Op_free(&addition);
 }
 
-/* Every other int of a block: a vector type with holes. */
+/* Every other int: a vector type with holes, against plain ints on other
+ * ranks (the same type signature, another layout), in every collective that
+ * moves data. A reduction on it is an error (MPI_ERR_OP) in Open MPI. */
 static void non_contiguous(MPI_Comm comm) {
   int rank, p;
   MPI_Comm_rank(comm, &rank);
@@ -498,20 +549,74 @@ static void non_contiguous(MPI_Comm comm) {
   MPI_Datatype strided;
   MPI_Type_vector(3, 1, 2, MPI_INT, &strided);
   MPI_Type_commit(&strided);
+  MPI_Datatype item; /* one strided item every 6 ints */
+  MPI_Type_create_resized(strided, 0, 6 * sizeof(int), &item);
+  MPI_Type_commit(&item);
+  const bool odd = rank % 2;
   int buffer[6];
+  int* all = malloc(sizeof(int) * 6 * p);
+  int* counts = malloc(sizeof(int) * p);
+  int* displs = malloc(sizeof(int) * p);
   for (int root = 0; root < p; ++root) {
     for (int i = 0; i < 6; ++i) buffer[i] = rank == root ? root * 10 + i : -1;
     MPI_Bcast(buffer, 1, strided, root, comm);
     for (int i = 0; i < 6; ++i)
       CHECK(buffer[i] == (i % 2 == 0 || rank == root ? root * 10 + i : -1), "bcast strided root %d [%d]", root, i);
+    /* The root receives strided blocks, the others send 3 ints. */
+    for (int i = 0; i < 6; ++i) buffer[i] = rank * 10 + i;
+    for (int i = 0; i < 6 * p; ++i) all[i] = -1;
+    if (rank == root) MPI_Gather(buffer, 1, strided, all, 1, item, root, comm);
+    else MPI_Gather(buffer, 3, MPI_INT, all, 3, MPI_INT, root, comm);
+    if (rank == root)
+      for (int r = 0; r < p; ++r)
+        for (int i = 0; i < 6; ++i)
+          CHECK(all[6 * r + i] == (i % 2 ? -1 : r * 10 + (r == root ? i : i / 2)), "gather strided root %d [%d][%d]",
+                root, r, i);
   }
-  /* Sent strided, received contiguous: the same type signature, forwarded on every rank. */
-  int* all = malloc(sizeof(int) * 3 * p);
-  for (int i = 0; i < 6; ++i) buffer[i] = rank * 10 + i;
-  MPI_Allgather(buffer, 1, strided, all, 3, MPI_INT, comm);
-  for (int i = 0; i < 3 * p; ++i) CHECK(all[i] == (i / 3) * 10 + 2 * (i % 3), "allgather strided [%d]", i);
-  free(all);
+  /* Sent strided by odd ranks, plain by even ones; received plain by odd ranks, strided by even ones. */
+  for (int i = 0; i < 6; ++i) buffer[i] = rank * 10 + (odd ? i : 2 * i);
+  for (int i = 0; i < 6 * p; ++i) all[i] = -1;
+  MPI_Allgather(buffer, odd ? 1 : 3, odd ? strided : MPI_INT, all, odd ? 3 : 1, odd ? MPI_INT : item, comm);
+  for (int r = 0; r < p; ++r)
+    for (int i = 0; i < (odd ? 3 : 6); ++i) {
+      const int expected = odd ? r * 10 + 2 * i : i % 2 ? -1 : r * 10 + i;
+      CHECK(all[(odd ? 3 : 6) * r + i] == expected, "allgather strided against plain [%d][%d]", r, i);
+    }
+  /* Alltoallv of one strided item (3 ints) to every rank, received as 3 plain ints. */
+  int* sent = malloc(sizeof(int) * 6 * p);
+  for (int r = 0; r < p; ++r) {
+    counts[r] = 1;
+    displs[r] = r;
+    for (int i = 0; i < 6; ++i) sent[6 * r + i] = rank * 100 + r * 10 + i;
+  }
+  int* received_counts = malloc(sizeof(int) * p);
+  int* received_displs = malloc(sizeof(int) * p);
+  for (int r = 0; r < p; ++r) {
+    received_counts[r] = 3;
+    received_displs[r] = 3 * (p - 1 - r);
+  }
+  for (int i = 0; i < 3 * p; ++i) all[i] = -1;
+  MPI_Alltoallv(sent, counts, displs, item, all, received_counts, received_displs, MPI_INT, comm);
+  for (int r = 0; r < p; ++r)
+    for (int i = 0; i < 3; ++i)
+      CHECK(all[3 * (p - 1 - r) + i] == r * 100 + rank * 10 + 2 * i, "alltoallv strided from %d [%d]", r, i);
+  free(sent);
+  free(received_counts);
+  free(received_displs);
+
+  /* A predefined op on a derived type: Open MPI's error, returned. */
+  MPI_Comm returning;
+  MPI_Comm_dup(comm, &returning);
+  MPI_Comm_set_errhandler(returning, MPI_ERRORS_RETURN);
+  int sums[6], error_class = MPI_SUCCESS;
+  MPI_Error_class(MPI_Allreduce(buffer, sums, 1, strided, MPI_SUM, returning), &error_class);
+  CHECK(error_class == MPI_ERR_OP, "allreduce of a vector type returned error class %d, not MPI_ERR_OP", error_class);
+  MPI_Comm_free(&returning);
+  MPI_Type_free(&item);
   MPI_Type_free(&strided);
+  free(all);
+  free(counts);
+  free(displs);
 }
 
 /* The two halves of the communicator (even and odd ranks) joined by an intercommunicator. */
@@ -560,6 +665,7 @@ static void everything(MPI_Comm comm) {
   move_ints(comm);
   zero_counts(comm);
   mixed_signatures(comm);
+  nonblocking(comm);
 }
 
 int main(int argc, char** argv) {
