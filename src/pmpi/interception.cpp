@@ -13,7 +13,7 @@
 
 namespace hpcoll::pmpi {
 
-thread_local bool inside_hpcoll [[gnu::tls_model("initial-exec")]] = false;
+thread_local bool inside_hpcoll = false;
 
 namespace {
 
@@ -29,7 +29,21 @@ std::atomic<bool> state_made{false};
 /// The attribute value of an intercommunicator: forwarded, nothing to free.
 char intercommunicator_mark;
 
+/// Bumped whenever a communicator's attribute goes: a handle the thread
+/// looked up before may since name another communicator.
+std::atomic<std::uint64_t> attributes_deleted{0};
+
+/// The thread's latest lookup, which spares MPI's attribute lookup when a
+/// program calls collectives on one communicator in a row.
+struct last_lookup {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::uint64_t generation = 0;
+  void* value = nullptr;
+};
+thread_local last_lookup last;
+
 int delete_communicator(MPI_Comm, int, void* value, void*) {
+  attributes_deleted.fetch_add(1, std::memory_order_acq_rel);
   if (value != &intercommunicator_mark) {
     const hpcoll_scope scope;  // its duplicates are freed, and HPCOLL_VERBOSE prints its counters
     delete static_cast<communicator*>(value);
@@ -96,6 +110,9 @@ interception::interception() : intercepted_(intercepted_collectives()) {
 }
 
 const communicator* interception::communicator_of(MPI_Comm comm) {
+  const std::uint64_t generation = attributes_deleted.load(std::memory_order_acquire);
+  if (last.comm == comm && last.generation == generation) [[likely]]
+    return last.value == &intercommunicator_mark ? nullptr : static_cast<const communicator*>(last.value);
   void* value = nullptr;
   int found = 0;
   PMPI_Comm_get_attr(comm, keyval_, &value, &found);
@@ -110,6 +127,7 @@ const communicator* interception::communicator_of(MPI_Comm comm) {
     }
     PMPI_Comm_set_attr(comm, keyval_, value);
   }
+  last = {comm, generation, value};
   return value == &intercommunicator_mark ? nullptr : static_cast<const communicator*>(value);
 }
 

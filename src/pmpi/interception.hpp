@@ -39,7 +39,7 @@ enum class outcome : unsigned char {
 inline constexpr std::size_t outcome_count = 9;
 
 /// While a thread runs hpcoll, the MPI collectives hpcoll calls itself go to PMPI.
-extern thread_local bool inside_hpcoll [[gnu::tls_model("initial-exec")]];
+extern thread_local bool inside_hpcoll;
 
 class hpcoll_scope {
 public:
