@@ -54,10 +54,6 @@ moved_items moved_blocks(int count, const communicator& c, MPI_Datatype type) {
   return all;
 }
 
-/// Whether one rank's block (`one`) is a block of `all`, as MPI requires.
-bool fits(const moved_items& one, const moved_items& all, const communicator& c) {
-  return one.bytes() * static_cast<std::size_t>(c.size()) == all.bytes();
-}
 
 void check_mpi(int code, const char* what) {
   if (code != MPI_SUCCESS) throw hpcoll::error("", "", what, code);
@@ -142,6 +138,18 @@ bool valid_root(int root, const communicator& c) { return root >= 0 && root < c.
 /// The same buffer as input and output without MPI_IN_PLACE, which MPI
 /// forbids (empty buffers, often both null, do not count).
 bool aliased(const void* in, const void* out, std::size_t size) { return in == out && size != 0; }
+
+/// The root's own block of a gather or scatter, or a rank's of an allgather,
+/// whose whole buffer (every rank's block) is `all`: its items, or why they
+/// cannot be moved (not the size of one block of `all`, the same buffer).
+moved_items own_block(int count, MPI_Datatype type, const void* buffer, const moved_items& all, const void* all_buffer,
+                      const communicator& c) {
+  moved_items block = moved(count, type);
+  if (block.problem == outcome::served && (block.bytes() * static_cast<std::size_t>(c.size()) != all.bytes() ||
+                                           aliased(buffer, all_buffer, block.bytes())))
+    block.problem = outcome::arguments;
+  return block;
+}
 
 /// The per-rank blocks of a v-collective's buffer, in bytes of the span
 /// hpcoll reads or writes: the buffer itself for a dense datatype, otherwise
@@ -293,9 +301,8 @@ HPCOLL_PMPI_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Dataty
         if (in_place) {
           hpcoll::gather(c, hpcoll::in_place, writable(recvbuf, all, recvtype, comm, true), root);
         } else {
-          const moved_items sent = moved(sendcount, sendtype);
+          const moved_items sent = own_block(sendcount, sendtype, sendbuf, all, recvbuf, c);
           if (sent.problem != outcome::served) return sent.problem;
-          if (!fits(sent, all, c) || aliased(sendbuf, recvbuf, sent.bytes())) return outcome::arguments;
           hpcoll::gather(c, readable(sendbuf, sent, sendtype, comm), writable(recvbuf, all, recvtype, comm, false),
                          root);
         }
@@ -370,9 +377,8 @@ HPCOLL_PMPI_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datat
                           root);
           return outcome::served;
         }
-        const moved_items received = moved(recvcount, recvtype);
+        const moved_items received = own_block(recvcount, recvtype, recvbuf, all, sendbuf, c);
         if (received.problem != outcome::served) return received.problem;
-        if (!fits(received, all, c) || aliased(sendbuf, recvbuf, received.bytes())) return outcome::arguments;
         hpcoll::scatter(c, readable(sendbuf, all, sendtype, comm), writable(recvbuf, received, recvtype, comm, false),
                         root);
         written(recvbuf, received, recvtype, comm);
@@ -392,9 +398,8 @@ HPCOLL_PMPI_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Dat
         if (sendbuf == MPI_IN_PLACE) {
           hpcoll::allgather(c, hpcoll::in_place, writable(recvbuf, all, recvtype, comm, true));
         } else {
-          const moved_items sent = moved(sendcount, sendtype);
+          const moved_items sent = own_block(sendcount, sendtype, sendbuf, all, recvbuf, c);
           if (sent.problem != outcome::served) return sent.problem;
-          if (!fits(sent, all, c) || aliased(sendbuf, recvbuf, sent.bytes())) return outcome::arguments;
           hpcoll::allgather(c, readable(sendbuf, sent, sendtype, comm), writable(recvbuf, all, recvtype, comm, false));
         }
         written(recvbuf, all, recvtype, comm);
