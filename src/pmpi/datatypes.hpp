@@ -23,7 +23,9 @@ enum class element : unsigned char {
 };
 
 /// MPI's predefined reduction ops; `other` is anything else (user ops, MPI_REPLACE, MPI_OP_NULL).
-enum class reduction_op : unsigned char { sum, prod, min, max, land, lor, lxor, band, bor, bxor, minloc, maxloc, other };
+enum class reduction_op : unsigned char {
+  sum, prod, min, max, land, lor, lxor, band, bor, bxor, minloc, maxloc, other
+};
 
 reduction_op op_of(MPI_Op op);
 

@@ -173,7 +173,8 @@ void interception::finish() {
         std::string reasons;
         for (std::size_t o = 1; o < outcome_count; ++o) {
           forwarded += row[o];
-          if (row[o] != 0) reasons += (reasons.empty() ? ": " : ", ") + std::to_string(row[o]) + " " + std::string(outcome_names[o]);
+          if (row[o] != 0)
+            reasons += (reasons.empty() ? ": " : ", ") + std::to_string(row[o]) + " " + std::string(outcome_names[o]);
         }
         report += "  " + std::string(collective_names[c]) + ": " + std::to_string(row[0]) + " served, " +
                   std::to_string(forwarded) + " forwarded" + reasons + "\n";

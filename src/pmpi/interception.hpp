@@ -63,7 +63,8 @@ public:
   bool intercepts(collective c) const noexcept { return intercepted_[static_cast<std::size_t>(c)]; }
 
   void count(collective c, outcome o) noexcept {
-    if (verbose_) counts_[static_cast<std::size_t>(c)][static_cast<std::size_t>(o)].fetch_add(1, std::memory_order_relaxed);
+    if (verbose_)
+      counts_[static_cast<std::size_t>(c)][static_cast<std::size_t>(o)].fetch_add(1, std::memory_order_relaxed);
   }
 
   /// The communicator's hpcoll::communicator, made on first use (a collective

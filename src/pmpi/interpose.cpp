@@ -3,9 +3,10 @@
 // exactly what MPI defines, otherwise (and whenever an argument is invalid,
 // so that MPI reports it as it would have) by the PMPI function.
 //
-// Every rank decides from its own arguments; the decision is the same on
-// every rank as long as the ranks' datatypes have the same layout, not only
-// the same type signature (docs/pmpi.md).
+// Every rank decides from its own arguments; where the program is correct,
+// the ranks decide alike (docs/pmpi.md): nothing that MPI lets differ from
+// rank to rank (a datatype's layout, a v-collective's displacements) is a
+// reason to forward.
 #include <mpi.h>
 
 #include <algorithm>
@@ -54,16 +55,19 @@ moved_items moved_blocks(int count, const communicator& c, MPI_Datatype type) {
   return all;
 }
 
-
 void check_mpi(int code, const char* what) {
   if (code != MPI_SUCCESS) throw hpcoll::error("", "", what, code);
 }
 
-/// Items of a datatype that is not dense, packed to contiguous bytes (at
-/// most what one MPI_Pack call can write at a time) and unpacked back.
+/// How many items one MPI_Pack or MPI_Unpack call may take: it counts bytes in an int.
+std::size_t items_per_call(const datatype_view& item) {
+  return std::max<std::size_t>(1, std::numeric_limits<int>::max() / std::max<std::size_t>(item.bytes, 1));
+}
+
+/// Items of a datatype that is not dense, packed to contiguous bytes and unpacked back.
 void pack(const void* buffer, std::size_t count, MPI_Datatype type, const datatype_view& item, std::byte* out,
           MPI_Comm comm) {
-  const std::size_t per_call = std::max<std::size_t>(1, std::numeric_limits<int>::max() / std::max<std::size_t>(item.bytes, 1));
+  const std::size_t per_call = items_per_call(item);
   const auto* from = static_cast<const char*>(buffer);
   for (std::size_t done = 0; done < count;) {
     const std::size_t n = std::min(per_call, count - done);
@@ -77,7 +81,7 @@ void pack(const void* buffer, std::size_t count, MPI_Datatype type, const dataty
 
 void unpack(const std::byte* in, void* buffer, std::size_t count, MPI_Datatype type, const datatype_view& item,
             MPI_Comm comm) {
-  const std::size_t per_call = std::max<std::size_t>(1, std::numeric_limits<int>::max() / std::max<std::size_t>(item.bytes, 1));
+  const std::size_t per_call = items_per_call(item);
   auto* to = static_cast<char*>(buffer);
   for (std::size_t done = 0; done < count;) {
     const std::size_t n = std::min(per_call, count - done);
@@ -152,27 +156,30 @@ moved_items own_block(int count, MPI_Datatype type, const void* buffer, const mo
 }
 
 /// The per-rank blocks of a v-collective's buffer, in bytes of the span
-/// hpcoll reads or writes: the buffer itself for a dense datatype, otherwise
-/// the stage, where the blocks lie packed one after the other.
+/// hpcoll reads or writes: the buffer itself, or, for a datatype that is not
+/// dense or a negative displacement, the stage, where the blocks lie packed
+/// one after the other.
 struct block_layout {
   std::vector<std::size_t> counts, displs;
   std::size_t bytes = 0;  ///< the span's size: up to the end of the last block
+  bool staged = false;
   const int* item_counts = nullptr;
   const int* item_displs = nullptr;
 
-  /// False where a count or displacement is negative (MPI reports it).
+  /// False where a count is negative (MPI reports it).
   bool set(const int* counts_in_items, const int* displs_in_items, const datatype_view& item, int ranks) {
     const auto p = static_cast<std::size_t>(ranks);
     item_counts = counts_in_items;
     item_displs = displs_in_items;
     counts.resize(p);
     displs.resize(p);
+    staged = !item.dense || std::any_of(item_displs, item_displs + p, [](int d) { return d < 0; });
     bytes = 0;
     for (std::size_t i = 0; i < p; ++i) {
-      if (item_counts[i] < 0 || (item.dense && item_displs[i] < 0)) return false;
+      if (item_counts[i] < 0) return false;
       counts[i] = static_cast<std::size_t>(item_counts[i]) * item.bytes;
       // An empty block's displacement means nothing to MPI: hpcoll must not check it.
-      displs[i] = !item.dense ? bytes : counts[i] == 0 ? 0 : static_cast<std::size_t>(item_displs[i]) * item.bytes;
+      displs[i] = staged ? bytes : counts[i] == 0 ? 0 : static_cast<std::size_t>(item_displs[i]) * item.bytes;
       bytes = std::max(bytes, displs[i] + counts[i]);
     }
     return true;
@@ -184,7 +191,7 @@ struct block_layout {
 
   std::span<const std::byte> readable(const void* buffer, MPI_Datatype type, const datatype_view& item,
                                       MPI_Comm comm) const {
-    if (item.dense) return {static_cast<const std::byte*>(buffer), bytes};
+    if (!staged) return {static_cast<const std::byte*>(buffer), bytes};
     input_stage.resize(bytes);
     for (std::size_t i = 0; i < counts.size(); ++i)
       pack(block(buffer, i, item), static_cast<std::size_t>(item_counts[i]), type, item, input_stage.data() + displs[i],
@@ -194,7 +201,7 @@ struct block_layout {
 
   std::span<std::byte> writable(void* buffer, MPI_Datatype type, const datatype_view& item, MPI_Comm comm,
                                 bool updated) const {
-    if (item.dense) return {static_cast<std::byte*>(buffer), bytes};
+    if (!staged) return {static_cast<std::byte*>(buffer), bytes};
     output_stage.resize(bytes);
     if (updated)
       for (std::size_t i = 0; i < counts.size(); ++i)
@@ -204,7 +211,7 @@ struct block_layout {
   }
 
   void written(void* buffer, MPI_Datatype type, const datatype_view& item, MPI_Comm comm) const {
-    if (item.dense) return;
+    if (!staged) return;
     for (std::size_t i = 0; i < counts.size(); ++i)
       unpack(output_stage.data() + displs[i], const_cast<void*>(block(buffer, i, item)),
              static_cast<std::size_t>(item_counts[i]), type, item, comm);

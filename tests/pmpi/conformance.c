@@ -85,7 +85,8 @@ static int value(int op, int r, int i) {
     for (int i = 0; i < N; ++i) CHECK(out[i] == expected[i], "allreduce %s %s [%d]", type_name, op_names[op], i); \
     memcpy(out, in, sizeof(T) * N);                                                                  \
     MPI_Allreduce(MPI_IN_PLACE, out, N, type, op_handle(op), comm);                                  \
-    for (int i = 0; i < N; ++i) CHECK(out[i] == expected[i], "allreduce in place %s %s [%d]", type_name, op_names[op], i); \
+    for (int i = 0; i < N; ++i)                                                                      \
+      CHECK(out[i] == expected[i], "allreduce in place %s %s [%d]", type_name, op_names[op], i);     \
     for (int root = 0; root < p; ++root) {                                                           \
       memset(out, 0, sizeof(T) * N);                                                                 \
       if (rank == root && root % 2 == 1) {                                                           \
@@ -95,7 +96,8 @@ static int value(int op, int r, int i) {
         MPI_Reduce(in, out, N, type, op_handle(op), root, comm);                                     \
       }                                                                                              \
       if (rank == root)                                                                              \
-        for (int i = 0; i < N; ++i) CHECK(out[i] == expected[i], "reduce %s %s root %d [%d]", type_name, op_names[op], root, i); \
+        for (int i = 0; i < N; ++i)                                                                  \
+          CHECK(out[i] == expected[i], "reduce %s %s root %d [%d]", type_name, op_names[op], root, i); \
     }                                                                                                \
     MPI_Reduce_scatter_block(in, out, N, type, op_handle(op), comm);                                 \
     for (int i = 0; i < N; ++i)                                                                      \
@@ -260,7 +262,8 @@ static void move_predefined(MPI_Comm comm, MPI_Datatype type, int count, const c
   fill(in, block, rank, 0);
   memset(out, 0, block * p);
   MPI_Allgather(in, count, type, out, count, type, comm);
-  for (int r = 0; r < p; ++r) CHECK(holds(out + r * block, block, r, 0), "allgather %s × %d block %d", type_name, count, r);
+  for (int r = 0; r < p; ++r)
+    CHECK(holds(out + r * block, block, r, 0), "allgather %s × %d block %d", type_name, count, r);
   memset(out, 0, block * p);
   fill(out + rank * block, block, rank, 0);
   MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, count, type, comm);
@@ -269,7 +272,8 @@ static void move_predefined(MPI_Comm comm, MPI_Datatype type, int count, const c
   for (int to = 0; to < p; ++to) fill(in + to * block, block, rank, to);
   memset(out, 0, block * p);
   MPI_Alltoall(in, count, type, out, count, type, comm);
-  for (int r = 0; r < p; ++r) CHECK(holds(out + r * block, block, r, rank), "alltoall %s × %d from %d", type_name, count, r);
+  for (int r = 0; r < p; ++r)
+    CHECK(holds(out + r * block, block, r, rank), "alltoall %s × %d from %d", type_name, count, r);
   memcpy(out, in, block * p);
   MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, count, type, comm);
   for (int r = 0; r < p; ++r)
@@ -348,12 +352,22 @@ static void move_ints(MPI_Comm comm) {
     if (rank == root && root % 2 == 1) {
       memcpy(out, in, sizeof(int) * N * p);
       MPI_Scatter(out, N, MPI_INT, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, root, comm);
-      for (int i = 0; i < N; ++i) CHECK(out[root * N + i] == ITEM(root, root, i), "scatter in place root %d [%d]", root, i);
+      for (int i = 0; i < N; ++i)
+        CHECK(out[root * N + i] == ITEM(root, root, i), "scatter in place root %d [%d]", root, i);
     } else {
       MPI_Scatter(in, N, MPI_INT, out, N, MPI_INT, root, comm);
       for (int i = 0; i < N; ++i) CHECK(out[i] == ITEM(root, rank, i), "scatter root %d [%d]", root, i);
     }
   }
+  /* Gatherv with negative displacements, counted back from the end of the buffer. */
+  for (int r = 0; r < p; ++r) displs[r] -= gaps;
+  for (int i = 0; i < gaps; ++i) out[i] = -1;
+  for (int i = 0; i < N; ++i) in[i] = ITEM(rank, 0, i);
+  MPI_Gatherv(in, counts[rank], MPI_INT, out + gaps, counts, displs, MPI_INT, 0, comm);
+  if (rank == 0)
+    for (int r = 0; r < p; ++r)
+      for (int i = 0; i < counts[r]; ++i)
+        CHECK(out[gaps + displs[r] + i] == ITEM(r, 0, i), "gatherv negative displacements block %d [%d]", r, i);
   /* Alltoallv: rank r sends (r + to) % 3 ints to rank `to`, blocks in reverse order, with gaps. */
   int sent = 0, received = 0;
   for (int to = p - 1; to >= 0; --to) {
@@ -431,7 +445,8 @@ static void mixed_signatures(MPI_Comm comm) {
   for (int i = 0; i < 4; ++i) in[i] = rank * 10 + i;
   const bool odd = rank % 2;
   MPI_Allgather(in, odd ? 4 : 1, odd ? MPI_INT : four, out, odd ? 1 : 4, odd ? four : MPI_INT, comm);
-  for (int i = 0; i < 4 * p; ++i) CHECK(out[i] == (i / 4) * 10 + i % 4, "allgather int × 4 against contiguous [%d]", i);
+  for (int i = 0; i < 4 * p; ++i)
+    CHECK(out[i] == (i / 4) * 10 + i % 4, "allgather int × 4 against contiguous [%d]", i);
   for (int root = 0; root < p; ++root) {
     if (rank == root) for (int i = 0; i < 4; ++i) in[i] = root + i;
     MPI_Bcast(in, odd ? 4 : 1, odd ? MPI_INT : four, root, comm);
