@@ -84,8 +84,25 @@ auto make_table() {
       entry<std::pair<int, int>>(MPI_2INT, element::int_int),
       entry<std::pair<short, int>>(MPI_SHORT_INT, element::short_int),
       entry<std::pair<long double, int>>(MPI_LONG_DOUBLE_INT, element::long_double_int),
+      // Fortran's, as the Fortran bindings pass them (fortran.cpp). Where the
+      // compiler's kinds differ (-fdefault-integer-8), the size check below
+      // leaves them unreduced.
+      integer<std::int32_t>(MPI_INTEGER),
+      entry<float>(MPI_REAL, element::float32),
+      entry<double>(MPI_DOUBLE_PRECISION, element::float64),
+      integer<std::int8_t>(MPI_INTEGER1),
+      integer<std::int16_t>(MPI_INTEGER2),
+      integer<std::int32_t>(MPI_INTEGER4),
+      integer<std::int64_t>(MPI_INTEGER8),
+      entry<float>(MPI_REAL4, element::float32),
+      entry<double>(MPI_REAL8, element::float64),
+      entry<std::complex<float>>(MPI_COMPLEX, element::complex_float),
+      entry<std::complex<double>>(MPI_DOUBLE_COMPLEX, element::complex_double),
+      entry<std::pair<int, int>>(MPI_2INTEGER, element::int_int),
   };
   for (predefined& p : table) {
+    // An MPI without Fortran may name its Fortran types MPI_DATATYPE_NULL.
+    if (p.type == MPI_DATATYPE_NULL) continue;
     int size = 0;
     MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
     PMPI_Type_size(p.type, &size);

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The Fortran entry points of mpif.h and `use mpi`, for Open MPI: its own
+// (libmpi_mpifh) call the PMPI_ functions, out of the library's reach, so
+// these take their place and call the library's MPI_ functions. gfortran's
+// names (lower case, one trailing underscore); `use mpi_f08` is not covered
+// (docs/pmpi.md, "Fortran").
+#include <mpi.h>
+
+#if defined(OPEN_MPI)
+
+#include <type_traits>
+
+#define HPCOLL_PMPI_EXPORT extern "C" [[gnu::visibility("default")]]
+
+// Open MPI's Fortran MPI_IN_PLACE and MPI_BOTTOM: common blocks whose
+// addresses a Fortran program passes.
+extern "C" char mpi_fortran_in_place_;
+extern "C" char mpi_fortran_bottom_;
+
+namespace {
+
+static_assert(std::is_same_v<MPI_Fint, int>, "the counts and displacements arrays are passed on as int arrays");
+
+/// A Fortran buffer argument as the C functions take it.
+const void* in_buffer(const void* buffer) {
+  if (buffer == &mpi_fortran_in_place_) return MPI_IN_PLACE;
+  if (buffer == &mpi_fortran_bottom_) return MPI_BOTTOM;
+  return buffer;
+}
+void* out_buffer(void* buffer) { return const_cast<void*>(in_buffer(buffer)); }
+
+MPI_Comm comm_of(const MPI_Fint* comm) { return PMPI_Comm_f2c(*comm); }
+MPI_Datatype type_of(const MPI_Fint* type) { return PMPI_Type_f2c(*type); }
+MPI_Op op_of(const MPI_Fint* op) { return PMPI_Op_f2c(*op); }
+
+}  // namespace
+
+HPCOLL_PMPI_EXPORT void mpi_bcast_(void* buffer, const MPI_Fint* count, const MPI_Fint* type, const MPI_Fint* root,
+                                   const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Bcast(out_buffer(buffer), *count, type_of(type), *root, comm_of(comm));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_reduce_(const void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* type,
+                                    const MPI_Fint* op, const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Reduce(in_buffer(sendbuf), out_buffer(recvbuf), *count, type_of(type), op_of(op), *root, comm_of(comm));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_allreduce_(const void* sendbuf, void* recvbuf, const MPI_Fint* count,
+                                       const MPI_Fint* type, const MPI_Fint* op, const MPI_Fint* comm,
+                                       MPI_Fint* ierr) {
+  *ierr = MPI_Allreduce(in_buffer(sendbuf), out_buffer(recvbuf), *count, type_of(type), op_of(op), comm_of(comm));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_reduce_scatter_block_(const void* sendbuf, void* recvbuf, const MPI_Fint* recvcount,
+                                                  const MPI_Fint* type, const MPI_Fint* op, const MPI_Fint* comm,
+                                                  MPI_Fint* ierr) {
+  *ierr = MPI_Reduce_scatter_block(in_buffer(sendbuf), out_buffer(recvbuf), *recvcount, type_of(type), op_of(op),
+                                   comm_of(comm));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_gather_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                    void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
+                                    const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Gather(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), *recvcount,
+                     type_of(recvtype), *root, comm_of(comm));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_gatherv_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                     void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs,
+                                     const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                                     MPI_Fint* ierr) {
+  *ierr = MPI_Gatherv(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), recvcounts, displs,
+                      type_of(recvtype), *root, comm_of(comm));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_scatter_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                     void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
+                                     const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Scatter(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), *recvcount,
+                      type_of(recvtype), *root, comm_of(comm));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_allgather_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                       void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
+                                       const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Allgather(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), *recvcount,
+                        type_of(recvtype), comm_of(comm));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_alltoall_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                      void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
+                                      const MPI_Fint* comm, MPI_Fint* ierr) {
+  *ierr = MPI_Alltoall(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), *recvcount,
+                       type_of(recvtype), comm_of(comm));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_alltoallv_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls,
+                                       const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts,
+                                       const MPI_Fint* rdispls, const MPI_Fint* recvtype, const MPI_Fint* comm,
+                                       MPI_Fint* ierr) {
+  *ierr = MPI_Alltoallv(in_buffer(sendbuf), sendcounts, sdispls, type_of(sendtype), out_buffer(recvbuf), recvcounts,
+                        rdispls, type_of(recvtype), comm_of(comm));
+}
+
+// The summary of HPCOLL_VERBOSE=1 is printed by the library's MPI_Finalize.
+HPCOLL_PMPI_EXPORT void mpi_finalize_(MPI_Fint* ierr) { *ierr = MPI_Finalize(); }
+
+#endif
