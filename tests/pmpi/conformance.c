@@ -133,9 +133,16 @@ INTEGER_TYPE(unsigned long, reduce_ulong)
 INTEGER_TYPE(long long, reduce_llong)
 INTEGER_TYPE(unsigned long long, reduce_ullong)
 INTEGER_TYPE(int8_t, reduce_int8)
-INTEGER_TYPE(uint16_t, reduce_uint16)
+INTEGER_TYPE(int16_t, reduce_int16)
 INTEGER_TYPE(int32_t, reduce_int32)
+INTEGER_TYPE(int64_t, reduce_int64)
+INTEGER_TYPE(uint8_t, reduce_uint8)
+INTEGER_TYPE(uint16_t, reduce_uint16)
+INTEGER_TYPE(uint32_t, reduce_uint32)
 INTEGER_TYPE(uint64_t, reduce_uint64)
+INTEGER_TYPE(MPI_Aint, reduce_aint)
+INTEGER_TYPE(MPI_Offset, reduce_offset)
+INTEGER_TYPE(MPI_Count, reduce_count)
 
 #define FLOATING_TYPE(T, NAME)                                       \
   DEFINE_REDUCTIONS(NAME##_arith, T, FOLD, SCALAR)                   \
@@ -205,9 +212,16 @@ static void reductions(MPI_Comm comm) {
   reduce_llong(comm, MPI_LONG_LONG, "long long");
   reduce_ullong(comm, MPI_UNSIGNED_LONG_LONG, "unsigned long long");
   reduce_int8(comm, MPI_INT8_T, "int8_t");
-  reduce_uint16(comm, MPI_UINT16_T, "uint16_t");
+  reduce_int16(comm, MPI_INT16_T, "int16_t");
   reduce_int32(comm, MPI_INT32_T, "int32_t");
+  reduce_int64(comm, MPI_INT64_T, "int64_t");
+  reduce_uint8(comm, MPI_UINT8_T, "uint8_t");
+  reduce_uint16(comm, MPI_UINT16_T, "uint16_t");
+  reduce_uint32(comm, MPI_UINT32_T, "uint32_t");
   reduce_uint64(comm, MPI_UINT64_T, "uint64_t");
+  reduce_aint(comm, MPI_AINT, "MPI_Aint");
+  reduce_offset(comm, MPI_OFFSET, "MPI_Offset");
+  reduce_count(comm, MPI_COUNT, "MPI_Count");
   reduce_float(comm, MPI_FLOAT, "float");
   reduce_double(comm, MPI_DOUBLE, "double");
   reduce_long_double(comm, MPI_LONG_DOUBLE, "long double");
@@ -215,8 +229,14 @@ static void reductions(MPI_Comm comm) {
     reduce_complex_float(comm, MPI_C_FLOAT_COMPLEX, op, "float complex");
     reduce_complex_double(comm, MPI_C_DOUBLE_COMPLEX, op, "double complex");
     reduce_complex_long_double(comm, MPI_C_LONG_DOUBLE_COMPLEX, op, "long double complex");
+    reduce_complex_float(comm, MPI_CXX_FLOAT_COMPLEX, op, "C++ float complex");
+    reduce_complex_double(comm, MPI_CXX_DOUBLE_COMPLEX, op, "C++ double complex");
+    reduce_complex_long_double(comm, MPI_CXX_LONG_DOUBLE_COMPLEX, op, "C++ long double complex");
   }
-  for (int op = LAND; op <= LXOR; ++op) reduce_bool_logical(comm, MPI_C_BOOL, op, "bool");
+  for (int op = LAND; op <= LXOR; ++op) {
+    reduce_bool_logical(comm, MPI_C_BOOL, op, "bool");
+    reduce_bool_logical(comm, MPI_CXX_BOOL, op, "C++ bool");
+  }
   for (int op = BAND; op <= BXOR; ++op) reduce_byte_bits(comm, MPI_BYTE, op, "byte");
   reduce_float_int(comm, MPI_FLOAT_INT, "float_int");
   reduce_double_int(comm, MPI_DOUBLE_INT, "double_int");
