@@ -32,7 +32,7 @@ namespace {
 /// because of its layout would meet hpcoll's messages on the others.
 struct moved_items {
   std::size_t count = 0;
-  datatype_view item;
+  datatype_view item{};
   outcome problem = outcome::served;
   std::size_t bytes() const { return count * item.bytes; }
 };
