@@ -32,7 +32,7 @@ enum class outcome : unsigned char {
   intercommunicator,
   user_op,            ///< not one of MPI's predefined reduction ops
   op_not_for_type,    ///< a predefined op MPI does not define on the type (MPI reports the error)
-  datatype,           ///< not a served type: non-contiguous, with holes, or not understood
+  datatype,           ///< reduced: not a type the library reduces; moved: an item too large to pack
   arguments,          ///< invalid or locally inconsistent arguments: MPI reports the error
   nonblocking,        ///< the MPI_I… form, which the library does not serve yet
 };
