@@ -147,6 +147,28 @@ datatype_view derived_view(MPI_Datatype type) {
   return repeated(of_inner, static_cast<std::size_t>(count), extent, dense);
 }
 
+int delete_view(MPI_Datatype, int, void* view, void*) {
+  delete static_cast<datatype_view*>(view);
+  return MPI_SUCCESS;
+}
+
+/// A derived type's view, read from its envelope once and kept as its
+/// attribute (freed with it; MPI_Type_dup does not copy it).
+datatype_view kept_view(MPI_Datatype type) {
+  static const int keyval = [] {
+    int made = MPI_KEYVAL_INVALID;
+    PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_view, &made, nullptr);
+    return made;
+  }();
+  void* kept = nullptr;
+  int found = 0;
+  if (PMPI_Type_get_attr(type, keyval, &kept, &found) != MPI_SUCCESS) return {};
+  if (found) return *static_cast<const datatype_view*>(kept);
+  const datatype_view view = derived_view(type);
+  if (view.valid) PMPI_Type_set_attr(type, keyval, new datatype_view(view));
+  return view;
+}
+
 }  // namespace
 
 reduction_op op_of(MPI_Op op) {
@@ -166,7 +188,7 @@ datatype_view view_of(MPI_Datatype type) {
   static const auto table = make_table();
   for (const predefined& p : table)
     if (p.type == type) return p.view;
-  return derived_view(type);
+  return kept_view(type);
 }
 
 }  // namespace hpcoll::pmpi
