@@ -7,9 +7,10 @@
 #       <name>.np<N> per process count, run under mpiexec. Label "mpi".
 #
 #   hpcoll_mpi_run(NAME <test> TARGET <executable> NP <n> [ARGS <arg>...]
-#                  [ENVIRONMENT <VAR=value>...] [LABELS <l>...] [TIMEOUT <s>])
+#                  [MPIEXEC_ARGS <arg>...] [ENVIRONMENT <VAR=value>...] [LABELS <l>...] [TIMEOUT <s>])
 #       One more ctest case running an existing test executable under mpiexec
-#       (other arguments or environment variables). Label "mpi".
+#       (other arguments or environment variables). MPIEXEC_ARGS go to mpiexec,
+#       before the executable (-x LD_PRELOAD=...). Label "mpi".
 #
 #   hpcoll_program_test(NAME <test> TARGET <executable> SCRIPT <file> NP <n> [ARGS <arg>...]
 #                       [PASS <variable>...] [TIMEOUT <s>] [ENVIRONMENT <VAR=value>...])
@@ -184,7 +185,7 @@ endfunction()
 
 # --- hpcoll_mpi_run ---------------------------------------------------------------
 function(hpcoll_mpi_run)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TARGET;NP;TIMEOUT" "ARGS;ENVIRONMENT;LABELS")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TARGET;NP;TIMEOUT" "ARGS;MPIEXEC_ARGS;ENVIRONMENT;LABELS")
   if(NOT arg_NAME OR NOT arg_TARGET OR NOT arg_NP)
     message(FATAL_ERROR "hpcoll_mpi_run: NAME, TARGET and NP are required")
   endif()
@@ -195,8 +196,8 @@ function(hpcoll_mpi_run)
     set(arg_TIMEOUT ${HPCOLL_TEST_DEFAULT_TIMEOUT})
   endif()
   add_test(NAME ${arg_NAME}
-    COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${arg_NP} ${HPCOLL_MPIEXEC_FLAGS} ${MPIEXEC_PREFLAGS}
-            $<TARGET_FILE:${arg_TARGET}> ${MPIEXEC_POSTFLAGS} ${arg_ARGS})
+    COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${arg_NP} ${HPCOLL_MPIEXEC_FLAGS} ${arg_MPIEXEC_ARGS}
+            ${MPIEXEC_PREFLAGS} $<TARGET_FILE:${arg_TARGET}> ${MPIEXEC_POSTFLAGS} ${arg_ARGS})
   set(labels mpi ${arg_LABELS})
   set(environment ${HPCOLL_MPIEXEC_ENV} ${arg_ENVIRONMENT})
   set_tests_properties(${arg_NAME} PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS "${labels}" ENVIRONMENT "${environment}")

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include <span>
+
+#include <hpcoll/hpcoll.hpp>
+
+#include "reductions.hpp"
+#include "typed_reduction.hpp"
+
+namespace hpcoll::pmpi {
+
+bool allreduce(const communicator& c, element e, reduction_op op, const void* in, void* out, std::size_t n) {
+  return with_typed_reduction(e, op, [&]<class T>(std::type_identity<T>, auto typed_op) {
+    const std::span<T> result(static_cast<T*>(out), n);
+    if (in) hpcoll::allreduce(c, std::span<const T>(static_cast<const T*>(in), n), result, typed_op);
+    else hpcoll::allreduce(c, hpcoll::in_place, result, typed_op);
+  });
+}
+
+}  // namespace hpcoll::pmpi
