@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # cmake -DHPCOLL_SOURCE_DIR=<root> -P hpcollLicenseCheck.cmake
 #
-# Every file of include/, and every C++, CMake, Python and make file and script
-# of the project, opens with its SPDX license identifier: the first line, or
-# the second after a #! line. Files that cannot hold a comment (test data,
+# Every file of include/, and every C++, C, Fortran, CMake, Python and make
+# file and script of the project, opens with its SPDX license identifier: the
+# first line, or the second after a #! line. Files that cannot hold a comment (test data,
 # JSON) are not looked at. A file without it is a failure that names it.
 cmake_minimum_required(VERSION 3.21)
 
@@ -14,9 +14,10 @@ if(NOT EXISTS "${root}/LICENSE")
 endif()
 
 set(sources "")
-foreach(folder IN ITEMS tests benchmarks apps cmake)
+foreach(folder IN ITEMS src tests benchmarks apps cmake)
   file(GLOB_RECURSE found RELATIVE "${root}"
-       "${root}/${folder}/*.cpp" "${root}/${folder}/*.hpp" "${root}/${folder}/*.py"
+       "${root}/${folder}/*.cpp" "${root}/${folder}/*.hpp" "${root}/${folder}/*.c" "${root}/${folder}/*.f90"
+       "${root}/${folder}/*.py"
        "${root}/${folder}/*.cmake" "${root}/${folder}/*.in" "${root}/${folder}/CMakeLists.txt"
        "${root}/${folder}/Makefile")
   list(APPEND sources ${found})
@@ -29,6 +30,10 @@ set(missing "")
 foreach(source IN LISTS sources)
   if(source MATCHES "\\.(cpp|hpp)$")
     set(expected "// SPDX-License-Identifier: ${license}")
+  elseif(source MATCHES "\\.c$")
+    set(expected "/* SPDX-License-Identifier: ${license} */")
+  elseif(source MATCHES "\\.f90$")
+    set(expected "! SPDX-License-Identifier: ${license}")
   else()
     set(expected "# SPDX-License-Identifier: ${license}")
   endif()
