@@ -257,7 +257,9 @@ solve_result delta_stepping(const local_graph& g, vertex_t source, distance_t de
   // The lowest bucket with a waiting vertex on this rank (none if there is none); drops stale entries.
   const auto lowest_bucket = [&]() -> std::uint64_t {
     while (!buckets.empty()) {
-      auto& [bucket, list] = *buckets.begin();
+      // Not a structured binding: lambdas capture those from C++20 on, Clang only from 16.
+      const std::uint64_t bucket = buckets.begin()->first;
+      auto& list = buckets.begin()->second;
       std::erase_if(list, [&](vertex_t v) { return !waiting(v, bucket); });
       if (!list.empty()) return bucket;
       buckets.erase(buckets.begin());

@@ -141,7 +141,11 @@ TEST_CASE("dijkstra.input.errors") {
       {"p sp 3 1\ne 1 2\n", "t.gr:2: unknown line 'e 1 2' (a line is a comment 'c ...', the problem 'p sp N M' or an arc "
                             "'a U V W')"},
   };
-  for (const auto& [text, message] : cases) {
+  // text and message are copies, not a structured binding: CHECK_THROWS_WITH_AS
+  // wraps its arguments in a lambda, which captures those in C++20, Clang only from 16.
+  for (const auto& test_case : cases) {
+    const char* const text = test_case.first;
+    const char* const message = test_case.second;
     INFO("text: ", text);
     CHECK_THROWS_WITH_AS(parse_dimacs(text, "t.gr"), message, input_error);
   }

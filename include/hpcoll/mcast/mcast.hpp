@@ -282,9 +282,11 @@ public:
         idle = !done && inbox.idle() && !slot_->matched;
       });
       if (idle) {
-        const auto [msg, status] = detail::mcast_inbox::wait_for_header(comm_->service<detail::mcast_channel>().comm);
+        // A pair, not a structured binding: lambdas capture those from C++20
+        // on, Clang only from 16.
+        const auto arrival = detail::mcast_inbox::wait_for_header(comm_->service<detail::mcast_channel>().comm);
         with_inbox([&](detail::mcast_inbox& inbox) {
-          inbox.accept(msg, status);
+          inbox.accept(arrival.first, arrival.second);
           done = slot_->done;
         });
       }
