@@ -27,7 +27,8 @@ using hpcoll_test::world_size;
 namespace {
 
 constexpr auto allreduce_schedules =
-    hana::tuple_t<S::hierarchical<S::binomial, S::recursive_doubling>, S::hierarchical<S::binomial, S::rabenseifner>>;
+    hana::tuple_t<S::hierarchical<S::binomial, S::recursive_doubling>, S::hierarchical<S::binomial, S::rabenseifner>,
+                  S::multi_leader<S::binomial, S::recursive_doubling>, S::multi_leader<S::binomial, S::ring>>;
 constexpr auto rooted_schedules =
     hana::tuple_t<S::hierarchical<S::binomial, S::binomial>, S::hierarchical<S::linear, S::binomial>>;
 
@@ -95,20 +96,24 @@ TEST_CASE("hierarchy_mpi.allreduce") {
 
 TEST_CASE("hierarchy_mpi.allreduce_non_commutative") {
   hpcoll::communicator c(MPI_COMM_WORLD);
-  hpcoll::Allreduce<S::hierarchical<S::binomial, S::recursive_doubling>> allreduce;
-  for (std::size_t n : counts()) {
-    const auto in = hpcoll_test::random_vector<matrix2>(n, 2);
-    std::vector<matrix2> out(n);
-    if (!keeps_order(c)) {
-      CHECK_THROWS_WITH_AS(allreduce(c, in, out, hpcoll_test::matrix_product()),
-                           doctest::Contains("non-commutative op only when ranks are numbered node by node"),
-                           hpcoll::error);
-      continue;
+  constexpr auto ordered = hana::tuple_t<S::hierarchical<S::binomial, S::recursive_doubling>,
+                                         S::multi_leader<S::binomial, S::recursive_doubling>>;
+  hana::for_each(ordered, [&](auto s) {
+    hpcoll::Allreduce<typename decltype(s)::type> allreduce;
+    for (std::size_t n : counts()) {
+      const auto in = hpcoll_test::random_vector<matrix2>(n, 2);
+      std::vector<matrix2> out(n);
+      if (!keeps_order(c)) {
+        CHECK_THROWS_WITH_AS(allreduce(c, in, out, hpcoll_test::matrix_product()),
+                             doctest::Contains("non-commutative op only when ranks are numbered node by node"),
+                             hpcoll::error);
+        continue;
+      }
+      const auto expected = native_reduce<matrix2, decltype(hpcoll_test::matrix_product())>(in);
+      allreduce(c, in, out, hpcoll_test::matrix_product());
+      CHECK(out == expected);
     }
-    const auto expected = native_reduce<matrix2, decltype(hpcoll_test::matrix_product())>(in);
-    allreduce(c, in, out, hpcoll_test::matrix_product());
-    CHECK(out == expected);
-  }
+  });
 }
 
 TEST_CASE("hierarchy_mpi.bcast") {
@@ -129,6 +134,29 @@ TEST_CASE("hierarchy_mpi.bcast") {
         bcast.start(c, started, root).wait();
         CHECK(started == expected);
       }
+  });
+}
+
+TEST_CASE("hierarchy_mpi.allgather") {
+  hpcoll::communicator c(MPI_COMM_WORLD);
+  constexpr auto schedules =
+      hana::tuple_t<S::hierarchical<S::binomial, S::recursive_doubling>, S::hierarchical<S::binomial, S::ring>>;
+  hana::for_each(schedules, [&](auto s) {
+    hpcoll::Allgather<typename decltype(s)::type> allgather;
+    for (std::size_t n : counts()) {
+      CAPTURE(n);
+      const auto p = static_cast<std::size_t>(world_size());
+      const auto in = hpcoll_test::random_vector<std::int64_t>(n, 6);
+      std::vector<std::int64_t> expected(n * p);
+      MPI_Allgather(in.data(), static_cast<int>(n), MPI_INT64_T, expected.data(), static_cast<int>(n), MPI_INT64_T,
+                    MPI_COMM_WORLD);
+      std::vector<std::int64_t> out(n * p);
+      allgather(c, in, out);
+      CHECK(out == expected);
+      std::vector<std::int64_t> started(n * p);
+      allgather.start(c, in, started).wait();
+      CHECK(started == expected);
+    }
   });
 }
 

@@ -8,6 +8,7 @@
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/type.hpp>
 
+#include <hpcoll/analysis/simulate.hpp>
 #include <hpcoll/analysis/verify.hpp>
 #include <hpcoll/plan/topology.hpp>
 #include <hpcoll/schedule/all.hpp>
@@ -77,10 +78,15 @@ struct sweep {
 
 constexpr auto allreduce_schedules =
     hana::tuple_t<S::hierarchical<S::binomial, S::recursive_doubling>, S::hierarchical<S::linear, S::ring>,
-                  S::hierarchical<S::binomial, S::rabenseifner>, S::hierarchical<S::knomial<3>, S::linear>>;
+                  S::hierarchical<S::binomial, S::rabenseifner>, S::hierarchical<S::knomial<3>, S::linear>,
+                  S::multi_leader<S::binomial, S::recursive_doubling>, S::multi_leader<S::linear, S::ring>,
+                  S::multi_leader<S::pipeline<4>, S::rabenseifner>>;
 constexpr auto bcast_schedules =
     hana::tuple_t<S::hierarchical<S::binomial, S::binomial>, S::hierarchical<S::linear, S::scatter_ring_allgather>,
                   S::hierarchical<S::binomial, S::knomial<4>>>;
+constexpr auto allgather_schedules =
+    hana::tuple_t<S::hierarchical<S::binomial, S::recursive_doubling>, S::hierarchical<S::linear, S::ring>,
+                  S::hierarchical<S::binomial, S::bruck>>;
 constexpr auto reduce_schedules =
     hana::tuple_t<S::hierarchical<S::binomial, S::binomial>, S::hierarchical<S::linear, S::binomial>,
                   S::hierarchical<S::binomial, S::rabenseifner_reduce>>;
@@ -152,6 +158,17 @@ TEST_CASE("hierarchy.verify_bcast") {
   });
 }
 
+TEST_CASE("hierarchy.verify_allgather") {
+  hana::for_each(allgather_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    for (int p = 1; p <= max_p; ++p)
+      for (const node_layout& l : layouts_of(p))
+        for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}})
+          for (bool in_place : {false, true}) check(hpcoll::verify::allgather<Schedule>(p, n, in_place, l), l);
+  });
+}
+
 TEST_CASE("hierarchy.verify_reduce") {
   hana::for_each(reduce_schedules, [](auto s) {
     using Schedule = typename decltype(s)::type;
@@ -180,4 +197,17 @@ TEST_CASE("hierarchy.refusals") {
                        hpcoll::error);
   CHECK_THROWS_WITH_AS(hpcoll::verify::allreduce<H>(3, 3, true, false, rr),
                        doctest::Contains("the node layout describes 4 ranks, the communicator has 3"), hpcoll::error);
+}
+
+TEST_CASE("hierarchy.simulate") {
+  // The network simulator runs the plans as they are.
+  const node_layout nodes = node_layout::regular(64, 16);
+  using H = S::hierarchical<S::binomial, S::recursive_doubling>;
+  const hpcoll::allreduce_shape shape{0, nodes.size(), 1024, true, false, 8, nodes};
+  const hpcoll::simulation run = hpcoll::simulate<H>(shape);
+  CHECK(run.seconds > 0);
+  // Each node: a binomial reduce and bcast over 16 ranks (15 messages each);
+  // the 64 leaders: recursive doubling (64 × 6 messages).
+  CHECK(run.messages == 64 * (15 + 15) + 64 * 6);
+  CHECK(run.rounds == 4 + 6 + 4);
 }

@@ -705,12 +705,12 @@ outcome scatter(int p, int root, std::size_t count, bool in_place = false) {
 }
 
 template <class S>
-outcome allgather(int p, std::size_t count, bool in_place = false) {
+outcome allgather(int p, std::size_t count, bool in_place = false, node_layout_ref nodes = {}) {
   using namespace detail;
   const std::size_t all = count * static_cast<std::size_t>(p);
   return run<S, allgather_shape>(
       context("allgather", schedule_name<S>(), p, describe_args(-1, count, true, in_place)), p, true,
-      [&](int r) { return allgather_shape{r, p, count, in_place}; },
+      [&](int r) { return allgather_shape{r, p, count, in_place, 1, nodes}; },
       [&](int r) {
         return in_place ? input_in_output(count, all, static_cast<std::size_t>(r) * count) : separate(count, all);
       },

@@ -113,6 +113,7 @@ struct allgather_shape {
   bool in_place = false;  ///< input aliases output block `rank`
   std::size_t elem_size = 1;  ///< bytes per element
 
+  node_layout_ref nodes{};    ///< the communicator's node layout, for node-aware schedules (else empty)
   friend constexpr bool operator==(const allgather_shape&, const allgather_shape&) = default;
 };
 /// input: size*count; output: count (block `rank` of the reduction).

@@ -79,6 +79,10 @@ public:
                                                   static_cast<std::size_t>(node_size(node)));
   }
   constexpr int leader(int node) const { return leaders_[index(node)]; }
+  /// Every rank, node by node (each node's in increasing order), and where
+  /// each node's start in that list: members(j) is all_members()[node_starts()[j] ...].
+  constexpr std::span<const int> all_members() const { return members_; }
+  constexpr std::span<const int> node_starts() const { return first_; }
   /// Every node's leader, in node order.
   constexpr std::span<const int> leaders() const { return leaders_; }
   constexpr bool is_leader(int rank) const { return local_rank(rank) == 0; }

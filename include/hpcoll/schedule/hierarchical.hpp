@@ -41,13 +41,17 @@ struct buffer_map {
   constexpr std::size_t scratch_end(std::size_t elems) const { return scratch.base + elems; }
 };
 
-/// The communicator ranks of a group: group rank g is ranks[g], except group
-/// rank `replaced`, which is `replacement` (a root standing in for its node's leader).
+/// The communicator ranks of a group: group rank g is ranks[g] (or
+/// ranks[starts[g]]: the i-th rank of every node), except group rank
+/// `replaced`, which is `replacement` (a root standing in for its node's leader).
 struct rank_map {
   const int* ranks = nullptr;
   int replaced = -1;
   int replacement = -1;
-  constexpr int operator()(int g) const { return g == replaced ? replacement : ranks[g]; }
+  const int* starts = nullptr;
+  constexpr int operator()(int g) const {
+    return g == replaced ? replacement : ranks[starts ? starts[g] : g];
+  }
 };
 
 /// A schedule's plan for one rank of a group, run inside a plan of the whole
@@ -88,6 +92,88 @@ private:
   buffer_map buffers_;
 };
 
+/// Rooted phases on one node, one per slice of the data, side by side: slice
+/// i (block i of `slices`) rooted at the node's rank i, by schedule S's plan
+/// for Shape (a reduce_shape or bcast_shape on the node's ranks, its rank and
+/// size set). Each slice's plan is made when its rounds are emitted: a plan
+/// is a few integers, and the slices' count is known only at run time.
+/// Messages of two slices between the same ranks match, as both emit the
+/// slices in order.
+template <class S, class Shape>
+class node_slices_plan {
+public:
+  using slice_plan = plan_type<S, Shape>;
+  static constexpr bool commutative_only = plan_requires_commutative<slice_plan>;
+
+  constexpr node_slices_plan(Shape on_node, block_layout slices, int rounds, rank_map ranks, bool in_place)
+      : shape_(on_node), slices_(slices), rounds_(rounds), ranks_(ranks), in_place_(in_place) {}
+
+  constexpr int rounds() const { return rounds_; }
+  constexpr std::size_t scratch_elems() const {
+    std::size_t total = 0;
+    for (int i = 0; i < slices_.parts; ++i) total += static_cast<std::size_t>(plan(i).scratch_elems());
+    return total;
+  }
+  template <class Emit>
+  constexpr void round(int r, Emit&& emit) const {
+    std::size_t scratch = 0;
+    for (int i = 0; i < slices_.parts; ++i) {
+      const slice_plan p = plan(i);
+      const auto elems = static_cast<std::size_t>(p.scratch_elems());
+      const std::size_t at = slices_.offset(i);
+      group_plan(p, true, rounds_, ranks_,
+                 buffer_map{{buffer::input, at}, {buffer::output, at}, {buffer::scratch, scratch}})
+          .round(r, emit);
+      scratch += elems;
+    }
+  }
+
+  /// Slice i's shape on the node's rank `rank`.
+  static constexpr Shape slice(Shape s, int rank, const block_layout& slices, int i, bool in_place) {
+    s.rank = rank;
+    s.root = i;
+    s.count = slices.count(i);
+    if constexpr (requires { s.in_place; }) s.in_place = in_place && rank == i;
+    return s;
+  }
+
+private:
+  constexpr slice_plan plan(int i) const { return plan_for<S>(slice(shape_, shape_.rank, slices_, i, in_place_)); }
+
+  Shape shape_;
+  block_layout slices_;
+  int rounds_;
+  rank_map ranks_;
+  bool in_place_;
+};
+
+/// One round of local copies: rank q's block of n elements from where it
+/// lies in node order (node by node, node j's ranks from `base` + j·stride·n)
+/// to block q of the output. Nothing when `active` is false (the blocks are
+/// in place already).
+class node_order_copy_plan {
+public:
+  constexpr node_order_copy_plan(const node_layout& nodes, std::size_t n, std::size_t stride, bool active)
+      : nodes_(&nodes), n_(n), stride_(stride), active_(active) {}
+  constexpr int rounds() const { return 1; }
+  constexpr std::size_t scratch_elems() const { return 0; }
+  template <class Emit>
+  constexpr void round(int, Emit&& emit) const {
+    if (!active_ || n_ == 0) return;
+    for (int j = 0; j < nodes_->nodes(); ++j) {
+      const std::span<const int> members = nodes_->members(j);
+      for (std::size_t l = 0; l < members.size(); ++l)
+        emit(step::copy(tmp((static_cast<std::size_t>(j) * stride_ + l) * n_, n_),
+                        out(static_cast<std::size_t>(members[l]) * n_, n_)));
+    }
+  }
+
+private:
+  const node_layout* nodes_;
+  std::size_t n_, stride_;
+  bool active_;
+};
+
 namespace hierarchy {
 
 /// The layout a hierarchical plan runs on: the shape's, which must be there
@@ -118,6 +204,19 @@ int most_rounds_on_nodes(const node_layout& nodes, int root_node, int root_local
   int most = 0;
   for (int k : nodes.node_sizes()) most = std::max(most, rounds_of(k, 0));
   if (root_local != 0) most = std::max(most, rounds_of(nodes.node_size(root_node), root_local));
+  return most;
+}
+
+/// The most rounds a node_slices_plan takes on any node.
+template <class S, class Shape>
+int most_slice_rounds(const node_layout& nodes, const Shape& on_node, const block_layout& slices) {
+  int most = 0;
+  for (int k : nodes.node_sizes()) {
+    Shape s = on_node;
+    s.size = k;
+    for (int i = 0; i < slices.parts; ++i)
+      most = std::max(most, plan_for<S>(node_slices_plan<S, Shape>::slice(s, 0, slices, i, false)).rounds());
+  }
   return most;
 }
 
@@ -197,6 +296,50 @@ struct hierarchical {
     return sequence(first, second);
   }
 
+  /// Allgather: gather to each node's leader (Intra), allgather of the nodes'
+  /// blocks among the leaders (Inter's allgather phase), bcast of everything
+  /// from each leader (Intra). When ranks are numbered node by node and every
+  /// node has the same size, all of it happens in the output; otherwise in
+  /// scratch, in node order with every node's block as large as the largest
+  /// node's, and each rank then copies the blocks to their places.
+  static auto plan(const allgather_shape& s)
+    requires serves<Intra, gather_shape> && serves<Inter, allgather_phase> && serves<Intra, bcast_shape>
+  {
+    const node_layout& nodes = hierarchy::layout_of(s.nodes, s.size);
+    const int node = nodes.node_of(s.rank), local = nodes.local_rank(s.rank), k = nodes.node_size(node);
+    const bool leader = local == 0;
+    const std::size_t n = s.count;
+    const bool direct = nodes.ranks_consecutive() && nodes.node_sizes().size() == 1;
+    const std::size_t stride = static_cast<std::size_t>(nodes.max_node_size());
+    const std::size_t block = stride * n, all = static_cast<std::size_t>(nodes.nodes()) * block;
+    const buffer data = direct ? buffer::output : buffer::scratch;
+    const buffer_map::target above{buffer::scratch, direct ? 0 : all};
+    const rank_map on_node{nodes.members(node).data()};
+
+    const auto gather_on = [&](int rank, int size) {
+      return gather_shape{rank, size, 0, n, direct && s.in_place && rank == 0, s.elem_size};
+    };
+    const int gather_rounds = hierarchy::most_rounds_on_nodes(
+        nodes, 0, 0, [&](int size, int) { return plan_for<Intra>(gather_on(0, size)).rounds(); });
+    const group_plan gather(plan_for<Intra>(gather_on(local, k)), true, gather_rounds, on_node,
+                            buffer_map{.output = {data, static_cast<std::size_t>(node) * block}, .scratch = above});
+
+    const auto across = [&](int rank) {
+      return allgather_phase{.rank = rank, .size = nodes.nodes(), .root = 0, .layout = {all, nodes.nodes()},
+                             .data = data, .base = 0, .scratch_base = above.base};
+    };
+    const group_plan leaders(plan_for<Inter>(across(leader ? node : 0)), leader, plan_for<Inter>(across(0)).rounds(),
+                             rank_map{nodes.leaders().data()}, buffer_map{});
+
+    const auto bcast_on = [&](int rank, int size) { return bcast_shape{rank, size, 0, all, s.elem_size}; };
+    const int bcast_rounds = hierarchy::most_rounds_on_nodes(
+        nodes, 0, 0, [&](int size, int) { return plan_for<Intra>(bcast_on(0, size)).rounds(); });
+    const group_plan spread(plan_for<Intra>(bcast_on(local, k)), true, bcast_rounds, on_node,
+                            buffer_map{.output = {data, 0}, .scratch = above});
+
+    return sequence(gather, leaders, spread, node_order_copy_plan(nodes, n, stride, !direct));
+  }
+
   static auto plan(const reduce_shape& s)
     requires serves<Intra, reduce_shape> && serves<Inter, reduce_shape>
   {
@@ -230,6 +373,52 @@ struct hierarchical {
                             plan_for<Inter>(across(0)).rounds(), rank_map{nodes.leaders().data(), root_node, s.root},
                             buffer_map{.input = partial, .output = partial, .scratch = above});
     return sequence(first, second);
+  }
+};
+
+/// Allreduce with one leader per slice: the data is cut into L slices (L,
+/// the smallest node's rank count); on every node the slices are reduced side
+/// by side, slice i to the node's i-th rank (Intra's reduce); the i-th ranks
+/// of all nodes allreduce slice i (Inter); every node's i-th rank broadcasts
+/// it on its node (Intra's bcast). Every link between nodes carries 1/L of
+/// the data where the single-leader form sends all of it through one rank.
+/// Any node layout; non-commutative ops as for hierarchical<Intra, Inter>.
+template <class Intra, class Inter>
+struct multi_leader {
+  static std::string name() { return composite_name<Intra, Inter>("multi_leader"); }
+  static constexpr bool node_aware = true;
+
+  static auto plan(const allreduce_shape& s)
+    requires serves<Intra, reduce_shape> && serves<Inter, allreduce_shape> && serves<Intra, bcast_shape>
+  {
+    const node_layout& nodes = hierarchy::layout_of(s.nodes, s.size);
+    hierarchy::check_order(nodes, s.commutative);
+    const int node = nodes.node_of(s.rank), local = nodes.local_rank(s.rank), k = nodes.node_size(node);
+    const int leaders = nodes.min_node_size();
+    const block_layout slices{s.count, leaders};
+    const rank_map on_node{nodes.members(node).data()};
+
+    const reduce_shape reduce_on{local, k, 0, 0, s.commutative, false, s.elem_size};
+    const node_slices_plan<Intra, reduce_shape> reduce(
+        reduce_on, slices, hierarchy::most_slice_rounds<Intra>(nodes, reduce_on, slices), on_node, s.in_place);
+
+    // Slice i among the i-th ranks of all nodes, in place in their outputs.
+    const bool holds = local < leaders;
+    const int mine = holds ? local : 0;
+    const auto across = [&](int rank, int i) {
+      return allreduce_shape{rank, nodes.nodes(), slices.count(i), s.commutative, true, s.elem_size};
+    };
+    int across_rounds = 0;
+    for (int i = 0; i < leaders; ++i) across_rounds = std::max(across_rounds, plan_for<Inter>(across(0, i)).rounds());
+    const buffer_map::target slice{buffer::output, slices.offset(mine)};
+    const group_plan among(plan_for<Inter>(across(holds ? node : 0, mine)), holds, across_rounds,
+                           rank_map{nodes.all_members().data() + mine, -1, -1, nodes.node_starts().data()},
+                           buffer_map{.input = slice, .output = slice});
+
+    const bcast_shape bcast_on{local, k, 0, 0, s.elem_size};
+    const node_slices_plan<Intra, bcast_shape> spread(
+        bcast_on, slices, hierarchy::most_slice_rounds<Intra>(nodes, bcast_on, slices), on_node, false);
+    return sequence(reduce, among, spread);
   }
 };
 
