@@ -2,7 +2,8 @@
 // The hierarchical schedules under MPI against the native collectives, on the
 // node layout the communicator learns (one node on this machine) or the one
 // HPCOLL_NODE_SIZE / HPCOLL_NODE_LAYOUT imposes (ctest runs this program under
-// several): blocking and nonblocking, every root, a non-commutative op; and
+// several): allreduce, bcast, reduce, allgather, alltoall, blocking and
+// nonblocking, every root, a non-commutative op; and
 // the errors for bad values of those variables.
 #include "support/collective_test.hpp"
 
@@ -158,6 +159,28 @@ TEST_CASE("hierarchy_mpi.allgather") {
       CHECK(started == expected);
     }
   });
+}
+
+TEST_CASE("hierarchy_mpi.alltoall") {
+  hpcoll::communicator c(MPI_COMM_WORLD);
+  hpcoll::Alltoall<S::hierarchical<S::binomial, S::pairwise>> alltoall;
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{5}}) {
+    CAPTURE(n);
+    const auto p = static_cast<std::size_t>(world_size());
+    const auto in = hpcoll_test::random_vector<std::int64_t>(n * p, 7);
+    std::vector<std::int64_t> expected(n * p);
+    MPI_Alltoall(in.data(), static_cast<int>(n), MPI_INT64_T, expected.data(), static_cast<int>(n), MPI_INT64_T,
+                 MPI_COMM_WORLD);
+    std::vector<std::int64_t> out(n * p);
+    alltoall(c, in, out);
+    CHECK(out == expected);
+    std::vector<std::int64_t> in_place = in;
+    alltoall(c, hpcoll::in_place, in_place);
+    CHECK(in_place == expected);
+    std::vector<std::int64_t> started(n * p);
+    alltoall.start(c, in, started).wait();
+    CHECK(started == expected);
+  }
 }
 
 TEST_CASE("hierarchy_mpi.reduce") {

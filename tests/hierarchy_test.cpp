@@ -87,6 +87,8 @@ constexpr auto bcast_schedules =
 constexpr auto allgather_schedules =
     hana::tuple_t<S::hierarchical<S::binomial, S::recursive_doubling>, S::hierarchical<S::linear, S::ring>,
                   S::hierarchical<S::binomial, S::bruck>>;
+constexpr auto alltoall_schedules =
+    hana::tuple_t<S::hierarchical<S::binomial, S::pairwise>, S::hierarchical<S::linear, S::bruck>>;
 constexpr auto reduce_schedules =
     hana::tuple_t<S::hierarchical<S::binomial, S::binomial>, S::hierarchical<S::linear, S::binomial>,
                   S::hierarchical<S::binomial, S::rabenseifner_reduce>>;
@@ -166,6 +168,17 @@ TEST_CASE("hierarchy.verify_allgather") {
       for (const node_layout& l : layouts_of(p))
         for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}})
           for (bool in_place : {false, true}) check(hpcoll::verify::allgather<Schedule>(p, n, in_place, l), l);
+  });
+}
+
+TEST_CASE("hierarchy.verify_alltoall") {
+  hana::for_each(alltoall_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    for (int p = 1; p <= max_p; ++p)
+      for (const node_layout& l : layouts_of(p))
+        for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}})
+          for (bool in_place : {false, true}) check(hpcoll::verify::alltoall<Schedule>(p, n, in_place, l), l);
   });
 }
 

@@ -744,12 +744,12 @@ outcome reduce_scatter_block(int p, std::size_t count, bool commutative = true, 
 }
 
 template <class S>
-outcome alltoall(int p, std::size_t count, bool in_place = false) {
+outcome alltoall(int p, std::size_t count, bool in_place = false, node_layout_ref nodes = {}) {
   using namespace detail;
   const std::size_t all = count * static_cast<std::size_t>(p);
   return run<S, alltoall_shape>(
       context("alltoall", schedule_name<S>(), p, describe_args(-1, count, true, in_place)), p, true,
-      [&](int r) { return alltoall_shape{r, p, count, in_place}; },
+      [&](int r) { return alltoall_shape{r, p, count, in_place, 1, nodes}; },
       [&](int) { return in_place ? input_in_output(all, all, 0) : separate(all, all); },
       [&](auto& m) {
         for (int r = 0; r < p; ++r) fill_input(m, r);

@@ -134,6 +134,7 @@ struct alltoall_shape {
   std::size_t count;
   bool in_place = false;  ///< input aliases output
   std::size_t elem_size = 1;  ///< bytes per element
+  node_layout_ref nodes{};    ///< the communicator's node layout, for node-aware schedules (else empty)
 
   friend constexpr bool operator==(const alltoall_shape&, const alltoall_shape&) = default;
 };

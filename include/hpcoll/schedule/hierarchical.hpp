@@ -174,6 +174,51 @@ private:
   bool active_;
 };
 
+/// A leader's regrouping of an alltoall's blocks of n elements, one round of
+/// local copies (nothing on other ranks), with K the largest node's rank count:
+///   pack:   from `from` [l][d] (node rank l's block for rank d, p per l) to
+///           `to` [j][l][m] (for node j's rank m, K·K blocks per node j);
+///   unpack: from `from` [j][l][m] (from node j's rank l to this node's rank m)
+///           to `to` [m][s] (for this node's rank m from rank s, p per m).
+class alltoall_regroup_plan {
+public:
+  enum class direction : bool { pack, unpack };
+  constexpr alltoall_regroup_plan(const node_layout& nodes, int node, bool leader, std::size_t n, direction dir,
+                                  std::size_t from, std::size_t to)
+      : nodes_(&nodes), node_(node), leader_(leader), dir_(dir), n_(n), from_(from), to_(to) {}
+  constexpr int rounds() const { return 1; }
+  constexpr std::size_t scratch_elems() const { return 0; }
+  template <class Emit>
+  constexpr void round(int, Emit&& emit) const {
+    if (!leader_ || n_ == 0) return;
+    const auto big = static_cast<std::size_t>(nodes_->max_node_size());
+    const auto p = static_cast<std::size_t>(nodes_->size());
+    const std::span<const int> here = nodes_->members(node_);
+    for (int j = 0; j < nodes_->nodes(); ++j) {
+      const std::span<const int> there = nodes_->members(j);
+      const auto jj = static_cast<std::size_t>(j);
+      // pack: this node's rank l to node j's rank m; unpack: node j's rank l to this node's rank m.
+      const std::size_t sources = dir_ == direction::pack ? here.size() : there.size();
+      const std::size_t targets = dir_ == direction::pack ? there.size() : here.size();
+      for (std::size_t l = 0; l < sources; ++l)
+        for (std::size_t m = 0; m < targets; ++m) {
+          const std::size_t grouped = ((jj * big + l) * big + m) * n_;
+          if (dir_ == direction::pack)
+            emit(step::copy(tmp(from_ + (l * p + static_cast<std::size_t>(there[m])) * n_, n_), tmp(to_ + grouped, n_)));
+          else
+            emit(step::copy(tmp(from_ + grouped, n_), tmp(to_ + (m * p + static_cast<std::size_t>(there[l])) * n_, n_)));
+        }
+    }
+  }
+
+private:
+  const node_layout* nodes_;
+  int node_;
+  bool leader_;
+  direction dir_;
+  std::size_t n_, from_, to_;
+};
+
 namespace hierarchy {
 
 /// The layout a hierarchical plan runs on: the shape's, which must be there
@@ -338,6 +383,50 @@ struct hierarchical {
                             buffer_map{.output = {data, 0}, .scratch = above});
 
     return sequence(gather, leaders, spread, node_order_copy_plan(nodes, n, stride, !direct));
+  }
+
+  /// Alltoall, aggregated per node (for small blocks): every rank's blocks
+  /// are gathered to its node's leader (Intra), which regroups them by
+  /// destination node; the leaders exchange one message per pair of nodes
+  /// (Inter's alltoall, blocks padded to the largest node's K·K); each leader
+  /// regroups what it received by destination rank and scatters it (Intra).
+  static auto plan(const alltoall_shape& s)
+    requires serves<Intra, gather_shape> && serves<Inter, alltoall_shape> && serves<Intra, scatter_shape>
+  {
+    const node_layout& nodes = hierarchy::layout_of(s.nodes, s.size);
+    const int node = nodes.node_of(s.rank), local = nodes.local_rank(s.rank), k = nodes.node_size(node);
+    const bool leader = local == 0;
+    const std::size_t n = s.count, p = static_cast<std::size_t>(s.size);
+    const auto big = static_cast<std::size_t>(nodes.max_node_size());
+    const std::size_t per_node = big * big * n, all_nodes = static_cast<std::size_t>(nodes.nodes()) * per_node;
+    // A leader's scratch: by source rank on the node (gathered, later by
+    // destination rank), by destination node, by source node, then the phases' own.
+    const std::size_t by_rank = 0, by_destination = big * p * n, by_source = by_destination + all_nodes;
+    const buffer_map::target above{buffer::scratch, leader ? by_source + all_nodes : 0};
+    const rank_map on_node{nodes.members(node).data()};
+    using regroup = alltoall_regroup_plan;
+
+    const auto gather_on = [&](int rank, int size) { return gather_shape{rank, size, 0, p * n, false, s.elem_size}; };
+    const int gather_rounds = hierarchy::most_rounds_on_nodes(
+        nodes, 0, 0, [&](int size, int) { return plan_for<Intra>(gather_on(0, size)).rounds(); });
+    const group_plan gather(plan_for<Intra>(gather_on(local, k)), true, gather_rounds, on_node,
+                            buffer_map{.output = {buffer::scratch, by_rank}, .scratch = above});
+
+    const auto across = [&](int rank) { return alltoall_shape{rank, nodes.nodes(), per_node, false, s.elem_size}; };
+    const group_plan exchange(plan_for<Inter>(across(leader ? node : 0)), leader, plan_for<Inter>(across(0)).rounds(),
+                              rank_map{nodes.leaders().data()},
+                              buffer_map{.input = {buffer::scratch, by_destination},
+                                         .output = {buffer::scratch, by_source}, .scratch = above});
+
+    const auto scatter_on = [&](int rank, int size) { return scatter_shape{rank, size, 0, p * n, false, s.elem_size}; };
+    const int scatter_rounds = hierarchy::most_rounds_on_nodes(
+        nodes, 0, 0, [&](int size, int) { return plan_for<Intra>(scatter_on(0, size)).rounds(); });
+    const group_plan scatter(plan_for<Intra>(scatter_on(local, k)), true, scatter_rounds, on_node,
+                             buffer_map{.input = {buffer::scratch, by_rank}, .scratch = above});
+
+    return sequence(reserve_scratch_plan(leader ? by_source + all_nodes : 0), gather,
+                    regroup(nodes, node, leader, n, regroup::direction::pack, by_rank, by_destination), exchange,
+                    regroup(nodes, node, leader, n, regroup::direction::unpack, by_source, by_rank), scatter);
   }
 
   static auto plan(const reduce_shape& s)
