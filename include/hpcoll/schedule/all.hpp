@@ -5,6 +5,7 @@
 #include "binomial.hpp"
 #include "bruck.hpp"
 #include "compose.hpp"
+#include "hierarchical.hpp"
 #include "knomial.hpp"
 #include "linear.hpp"
 #include "linear_sync.hpp"
