@@ -567,13 +567,15 @@ inline std::string describe_args(int root, std::size_t count, bool commutative, 
 }  // namespace detail
 
 // ---- One function per collective: build every rank's plan, run, check ----
+// `nodes`: the node layout the shapes carry, for node-aware schedules
+// (schedule/hierarchical.hpp); none by default.
 
 template <class S>
-outcome bcast(int p, int root, std::size_t count) {
+outcome bcast(int p, int root, std::size_t count, node_layout_ref nodes = {}) {
   using namespace detail;
   return run<S, bcast_shape>(
       context("bcast", schedule_name<S>(), p, describe_args(root, count, true, false)), p, true,
-      [&](int r) { return bcast_shape{r, p, root, count}; }, [&](int) { return separate(0, count); },
+      [&](int r) { return bcast_shape{r, p, root, count, 1, nodes}; }, [&](int) { return separate(0, count); },
       [&](auto& m) {
         for (std::size_t i = 0; i < count; ++i) m.output(root, i) = cell::leaf(root, i);
       },
@@ -585,11 +587,12 @@ outcome bcast(int p, int root, std::size_t count) {
 }
 
 template <class S>
-outcome reduce(int p, int root, std::size_t count, bool commutative = true, bool in_place = false) {
+outcome reduce(int p, int root, std::size_t count, bool commutative = true, bool in_place = false,
+               node_layout_ref nodes = {}) {
   using namespace detail;
   return run<S, reduce_shape>(
       context("reduce", schedule_name<S>(), p, describe_args(root, count, commutative, in_place)), p, commutative,
-      [&](int r) { return reduce_shape{r, p, root, count, commutative, in_place && r == root}; },
+      [&](int r) { return reduce_shape{r, p, root, count, commutative, in_place && r == root, 1, nodes}; },
       [&](int r) {
         if (r != root) return separate(count, 0);
         return in_place ? input_in_output(count, count, 0) : separate(count, count);
@@ -604,11 +607,12 @@ outcome reduce(int p, int root, std::size_t count, bool commutative = true, bool
 }
 
 template <class S>
-outcome allreduce(int p, std::size_t count, bool commutative = true, bool in_place = false) {
+outcome allreduce(int p, std::size_t count, bool commutative = true, bool in_place = false,
+                  node_layout_ref nodes = {}) {
   using namespace detail;
   return run<S, allreduce_shape>(
       context("allreduce", schedule_name<S>(), p, describe_args(-1, count, commutative, in_place)), p, commutative,
-      [&](int r) { return allreduce_shape{r, p, count, commutative, in_place, 8}; },
+      [&](int r) { return allreduce_shape{r, p, count, commutative, in_place, 8, nodes}; },
       [&](int) { return in_place ? input_in_output(count, count, 0) : separate(count, count); },
       [&](auto& m) {
         for (int r = 0; r < p; ++r) fill_input(m, r);
@@ -701,12 +705,12 @@ outcome scatter(int p, int root, std::size_t count, bool in_place = false) {
 }
 
 template <class S>
-outcome allgather(int p, std::size_t count, bool in_place = false) {
+outcome allgather(int p, std::size_t count, bool in_place = false, node_layout_ref nodes = {}) {
   using namespace detail;
   const std::size_t all = count * static_cast<std::size_t>(p);
   return run<S, allgather_shape>(
       context("allgather", schedule_name<S>(), p, describe_args(-1, count, true, in_place)), p, true,
-      [&](int r) { return allgather_shape{r, p, count, in_place}; },
+      [&](int r) { return allgather_shape{r, p, count, in_place, 1, nodes}; },
       [&](int r) {
         return in_place ? input_in_output(count, all, static_cast<std::size_t>(r) * count) : separate(count, all);
       },
@@ -740,12 +744,12 @@ outcome reduce_scatter_block(int p, std::size_t count, bool commutative = true, 
 }
 
 template <class S>
-outcome alltoall(int p, std::size_t count, bool in_place = false) {
+outcome alltoall(int p, std::size_t count, bool in_place = false, node_layout_ref nodes = {}) {
   using namespace detail;
   const std::size_t all = count * static_cast<std::size_t>(p);
   return run<S, alltoall_shape>(
       context("alltoall", schedule_name<S>(), p, describe_args(-1, count, true, in_place)), p, true,
-      [&](int r) { return alltoall_shape{r, p, count, in_place}; },
+      [&](int r) { return alltoall_shape{r, p, count, in_place, 1, nodes}; },
       [&](int) { return in_place ? input_in_output(all, all, 0) : separate(all, all); },
       [&](auto& m) {
         for (int r = 0; r < p; ++r) fill_input(m, r);

@@ -32,6 +32,7 @@
 #include "../exec/manual_engine.hpp"
 #include "../exec/operation.hpp"
 #include "../exec/recorded_plan.hpp"
+#include "../exec/topology.hpp"
 #include "../op.hpp"
 #include "../policies.hpp"
 #include "../request.hpp"
@@ -133,6 +134,23 @@ call_info info_of(const Choice& choice) {
   return {Call::shape_type::name, &choice.schedule(), Choice::dispatched};
 }
 
+/// Gives a node-aware schedule's call the communicator's node layout (learnt
+/// on the first such call; a bad HPCOLL_NODE_SIZE or HPCOLL_NODE_LAYOUT is
+/// raised here, on every rank, before any message). Other schedules' calls
+/// are left as they are. Returns the call it was given (a temporary, which
+/// lives to the end of the entry point's full expression).
+template <class S, class Call>
+[[gnu::always_inline]] inline Call&& with_nodes(const communicator& c, Call&& call) {
+  if constexpr (uses_node_layout<S> && requires { call.shape.nodes; }) {
+    try {
+      call.shape.nodes = node_layout_of(c);
+    } catch (const error& e) {
+      throw named(e, std::remove_cvref_t<Call>::shape_type::name, schedule_name_of<S>());
+    }
+  }
+  return std::forward<Call>(call);
+}
+
 /// Blocking: choose, build the plan, run it now. Inlined into the call
 /// operator, so a blocking call has no frame of its own before the executor.
 template <class Coll, class S, class Check, class Call>
@@ -195,7 +213,7 @@ template <class Coll, class S, class Check, class Progress>
 struct collective_interface {
   template <class... Args>
   void operator()(const communicator& c, Args&&... args) const {
-    run_blocking<Coll, S, Check>(c, Coll::prepare(c, std::forward<Args>(args)...));
+    run_blocking<Coll, S, Check>(c, with_nodes<S>(c, Coll::prepare(c, std::forward<Args>(args)...)));
   }
 
   template <class... Args>
@@ -205,7 +223,7 @@ struct collective_interface {
   template <progress_policy P, class... Args>
   request start(P, const communicator& c, Args&&... args) const {
     check_outlives<Args...>();
-    return detail::start<Coll, S, Check, P>(c, Coll::prepare(c, std::forward<Args>(args)...));
+    return detail::start<Coll, S, Check, P>(c, with_nodes<S>(c, Coll::prepare(c, std::forward<Args>(args)...)));
   }
 
   template <class... Args>
@@ -215,7 +233,7 @@ struct collective_interface {
   template <progress_policy P, class... Args>
   static persistent_request persistent(P, const communicator& c, Args&&... args) {
     check_outlives<Args...>();
-    return detail::persistent<Coll, S, Check, P>(c, Coll::prepare(c, std::forward<Args>(args)...));
+    return detail::persistent<Coll, S, Check, P>(c, with_nodes<S>(c, Coll::prepare(c, std::forward<Args>(args)...)));
   }
 };
 

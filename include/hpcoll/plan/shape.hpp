@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "plan.hpp"
+#include "topology.hpp"
 
 namespace hpcoll {
 
@@ -46,6 +47,7 @@ struct bcast_shape {
   int rank, size, root;
   std::size_t count;  ///< elements of the buffer (`output` on every rank)
   std::size_t elem_size = 1;  ///< bytes per element
+  node_layout_ref nodes{};    ///< the communicator's node layout, for node-aware schedules (else empty)
 
   friend constexpr bool operator==(const bcast_shape&, const bcast_shape&) = default;
 };
@@ -57,6 +59,7 @@ struct reduce_shape {
   bool commutative = true;
   bool in_place = false;  ///< root only: input aliases output
   std::size_t elem_size = 1;  ///< bytes per element
+  node_layout_ref nodes{};    ///< the communicator's node layout, for node-aware schedules (else empty)
 
   friend constexpr bool operator==(const reduce_shape&, const reduce_shape&) = default;
 };
@@ -68,6 +71,7 @@ struct allreduce_shape {
   bool commutative = true;
   bool in_place = false;      ///< input aliases output
   std::size_t elem_size = 1;  ///< bytes per element
+  node_layout_ref nodes{};    ///< the communicator's node layout, for node-aware schedules (else empty)
 
   friend constexpr bool operator==(const allreduce_shape&, const allreduce_shape&) = default;
 };
@@ -109,6 +113,7 @@ struct allgather_shape {
   bool in_place = false;  ///< input aliases output block `rank`
   std::size_t elem_size = 1;  ///< bytes per element
 
+  node_layout_ref nodes{};    ///< the communicator's node layout, for node-aware schedules (else empty)
   friend constexpr bool operator==(const allgather_shape&, const allgather_shape&) = default;
 };
 /// input: size*count; output: count (block `rank` of the reduction).
@@ -129,6 +134,7 @@ struct alltoall_shape {
   std::size_t count;
   bool in_place = false;  ///< input aliases output
   std::size_t elem_size = 1;  ///< bytes per element
+  node_layout_ref nodes{};    ///< the communicator's node layout, for node-aware schedules (else empty)
 
   friend constexpr bool operator==(const alltoall_shape&, const alltoall_shape&) = default;
 };

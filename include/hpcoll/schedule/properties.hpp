@@ -71,6 +71,15 @@ inline constexpr bool gives_cost_hints = [] {
   else return false;
 }();
 
+/// Whether schedule S declares (static member `node_aware`) that its plans
+/// read the communicator's node layout from the shape (`nodes`): the entry
+/// points then fill it in (exec/topology.hpp); false when it does not say.
+template <class S>
+inline constexpr bool uses_node_layout = [] {
+  if constexpr (requires { S::node_aware; }) return static_cast<bool>(S::node_aware);
+  else return false;
+}();
+
 /// One rank's traffic in one round: what the cost model prices.
 struct round_load {
   int sends = 0, recvs = 0;
