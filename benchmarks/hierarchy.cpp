@@ -15,6 +15,7 @@
 // the largest difference.
 #include <hpcoll/hpcoll.hpp>
 #include <hpcoll/select/dispatch.hpp>
+#include <hpcoll/schedule/hierarchical.hpp>
 #include <hpcoll/select/node_cost.hpp>
 
 #include "json_out.hpp"
@@ -73,24 +74,30 @@ std::vector<int> parse_counts(const std::string& text) {
   return out;
 }
 
-/// Predicts every candidate of Shape's collective for one layout and size.
-template <class Shape>
-void predict_all(const Shape& shape, std::size_t bytes, const hpcoll::node_map& nodes, const options& o,
+template <class Sch, class Shape>
+void predict_one(const Shape& shape, std::size_t bytes, const hpcoll::node_layout& nodes, const options& o,
+                 std::vector<prediction_row>& rows, const std::string& collective, int ppn) {
+  const auto start = std::chrono::steady_clock::now();
+  const hpcoll::prediction fast = hpcoll::predict_on_nodes_sampled<Sch>(shape, o.m, nodes);
+  const double walk = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double difference = -1;
+  if (o.check && static_cast<long long>(fast.rounds) * shape.size <= hpcoll::detail::node_walk_budget &&
+      static_cast<double>(shape.size) * shape.size <= 1e9) {
+    const hpcoll::prediction full = hpcoll::predict_on_nodes<Sch>(shape, o.m, nodes);
+    difference = std::abs(fast.seconds - full.seconds) / std::max(full.seconds, 1e-300);
+  }
+  rows.push_back({collective, hpcoll::schedule_name<Sch>(), nodes.nodes(), ppn, bytes, fast.seconds, walk, difference});
+}
+
+/// Predicts every flat candidate of Shape's collective (the dispatcher's) and
+/// the node-aware schedules Hierarchical... for one layout and size.
+template <class... Hierarchical, class Shape>
+void predict_all(const Shape& shape, std::size_t bytes, const hpcoll::node_layout& nodes, const options& o,
                  std::vector<prediction_row>& rows, const std::string& collective, int ppn) {
   S::for_each_candidate<Shape>([&](auto type, std::size_t) {
-    using Sch = typename decltype(type)::type;
-    const auto start = std::chrono::steady_clock::now();
-    const hpcoll::prediction fast = hpcoll::predict_on_nodes_sampled<Sch>(shape, o.m, nodes);
-    const double walk = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    double difference = -1;
-    if (o.check && static_cast<long long>(fast.rounds) * shape.size <= hpcoll::detail::node_walk_budget &&
-        static_cast<double>(shape.size) * shape.size <= 1e9) {
-      const hpcoll::prediction full = hpcoll::predict_on_nodes<Sch>(shape, o.m, nodes);
-      difference = std::abs(fast.seconds - full.seconds) / std::max(full.seconds, 1e-300);
-    }
-    rows.push_back({collective, hpcoll::schedule_name<Sch>(), nodes.nodes(), ppn, bytes,
-                    fast.seconds, walk, difference});
+    predict_one<typename decltype(type)::type>(shape, bytes, nodes, o, rows, collective, ppn);
   });
+  (predict_one<Hierarchical>(shape, bytes, nodes, o, rows, collective, ppn), ...);
 }
 
 void run(const options& o, std::vector<prediction_row>& rows) {
@@ -98,14 +105,24 @@ void run(const options& o, std::vector<prediction_row>& rows) {
     for (const int n : o.nodes) {
       const int p = n * ppn;
       if (p < 2) continue;
-      const hpcoll::node_map nodes = hpcoll::node_map::blocks(n, ppn);
+      const hpcoll::node_layout nodes = hpcoll::node_layout::regular(n, ppn);
       for (std::size_t bytes = o.sizes.min;; bytes = std::min(o.sizes.max, bytes * o.sizes.factor)) {
         const std::size_t count = std::max<std::size_t>(1, bytes / o.elem);
         for (const std::string& c : o.collectives) {
-          if (c == "allreduce") predict_all(hpcoll::allreduce_shape{0, p, count, true, false, o.elem}, count * o.elem, nodes, o, rows, c, ppn);
-          if (c == "bcast") predict_all(hpcoll::bcast_shape{0, p, 0, count, o.elem}, count * o.elem, nodes, o, rows, c, ppn);
-          if (c == "allgather") predict_all(hpcoll::allgather_shape{0, p, count, false, o.elem}, count * o.elem, nodes, o, rows, c, ppn);
-          if (c == "alltoall") predict_all(hpcoll::alltoall_shape{0, p, count, false, o.elem}, count * o.elem, nodes, o, rows, c, ppn);
+          const std::size_t b = count * o.elem;
+          if (c == "allreduce")
+            predict_all<S::hierarchical<S::binomial, S::recursive_doubling>, S::hierarchical<S::binomial, S::rabenseifner>,
+                        S::multi_leader<S::binomial, S::recursive_doubling>, S::multi_leader<S::binomial, S::rabenseifner>>(
+                hpcoll::allreduce_shape{0, p, count, true, false, o.elem}, b, nodes, o, rows, c, ppn);
+          if (c == "bcast")
+            predict_all<S::hierarchical<S::binomial, S::binomial>, S::hierarchical<S::binomial, S::scatter_ring_allgather>>(
+                hpcoll::bcast_shape{0, p, 0, count, o.elem}, b, nodes, o, rows, c, ppn);
+          if (c == "allgather")
+            predict_all<S::hierarchical<S::binomial, S::recursive_doubling>, S::hierarchical<S::binomial, S::ring>>(
+                hpcoll::allgather_shape{0, p, count, false, o.elem}, b, nodes, o, rows, c, ppn);
+          if (c == "alltoall")
+            predict_all<S::hierarchical<S::linear, S::pairwise>, S::hierarchical<S::binomial, S::bruck>>(
+                hpcoll::alltoall_shape{0, p, count, false, o.elem}, b, nodes, o, rows, c, ppn);
         }
         if (bytes >= o.sizes.max) break;
       }

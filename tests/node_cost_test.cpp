@@ -16,7 +16,7 @@
 
 namespace S = hpcoll::schedule;
 using hpcoll::machine;
-using hpcoll::node_map;
+using hpcoll::node_layout;
 
 namespace {
 
@@ -37,37 +37,21 @@ std::string error_of(auto&& f) {
 
 }  // namespace
 
-TEST_CASE("node_cost.node_map") {
-  const node_map blocks = node_map::blocks(3, 4);
-  CHECK(blocks.size() == 12);
-  CHECK(blocks.nodes() == 3);
-  CHECK(blocks.node_of(5) == 1);
-  CHECK(blocks.regular_blocks() == 4);
-  CHECK(std::vector<int>(blocks.ranks_on(2).begin(), blocks.ranks_on(2).end()) == std::vector<int>{8, 9, 10, 11});
-  const node_map rr = node_map::round_robin(3, 2);
-  CHECK(rr.regular_blocks() == 0);
-  CHECK(std::vector<int>(rr.ranks_on(1).begin(), rr.ranks_on(1).end()) == std::vector<int>{1, 4});
-  const node_map uneven(5, [](int q) { return q < 3 ? 0 : 1; });
-  CHECK(uneven.regular_blocks() == 0);
-  CHECK(uneven.ranks_on(1).size() == 2);
-  CHECK(error_of([] { node_map(4, [](int q) { return q == 2 ? -1 : 0; }); }) ==
-        "hpcoll::node_map: rank 2 is on node -1");
-  CHECK(error_of([] { node_map(4, [](int q) { return q < 2 ? 0 : 2; }); }) ==
-        "hpcoll::node_map: node 1 has no rank (nodes are numbered 0 .. 2)");
+TEST_CASE("node_cost.layout_must_fit_the_call") {
   CHECK(error_of([] {
           (void)hpcoll::predict_on_nodes<S::binomial>(hpcoll::bcast_shape{0, 8, 0, 1, 1}, two_level,
-                                                      node_map::blocks(2, 3));
-        }).find("the node map has 6 ranks, the call 8") != std::string::npos);
+                                                      node_layout::regular(2, 3));
+        }).find("the node layout has 6 ranks, the call 8") != std::string::npos);
 }
 
 TEST_CASE("node_cost.closed_forms") {
   const machine& m = two_level;
   const double n = 4096;  // bytes
   // One message between two one-rank nodes: the slower of the rank's stream and the port.
-  const auto one = hpcoll::predict_on_nodes<S::binomial>(hpcoll::bcast_shape{0, 2, 0, 4096, 1}, m, node_map::blocks(2, 1));
+  const auto one = hpcoll::predict_on_nodes<S::binomial>(hpcoll::bcast_shape{0, 2, 0, 4096, 1}, m, node_layout::regular(2, 1));
   CHECK(one.seconds == doctest::Approx(m.inter_alpha + n * m.inter_beta).epsilon(1e-12));
   // The same two ranks on one node: the flat model.
-  const auto inside = hpcoll::predict_on_nodes<S::binomial>(hpcoll::bcast_shape{0, 2, 0, 4096, 1}, m, node_map::blocks(1, 2));
+  const auto inside = hpcoll::predict_on_nodes<S::binomial>(hpcoll::bcast_shape{0, 2, 0, 4096, 1}, m, node_layout::regular(1, 2));
   CHECK(inside.seconds == doctest::Approx(m.alpha + n * m.beta).epsilon(1e-12));
   // Recursive doubling over 2 nodes × 2 ranks, numbered node by node: round 0
   // pairs ranks inside their node, round 1 across, where both ranks of a node
@@ -76,14 +60,14 @@ TEST_CASE("node_cost.closed_forms") {
   const hpcoll::allreduce_shape sum{0, 4, 512, true, false, 8};
   const double inside_round = m.alpha + n * m.beta + n * m.gamma;
   const double across_round = std::max(m.inter_alpha + n * m.inter_beta, m.inter_alpha + 2 * n * m.port_beta) + n * m.gamma;
-  CHECK(hpcoll::predict_on_nodes<S::recursive_doubling>(sum, m, node_map::blocks(2, 2)).seconds ==
+  CHECK(hpcoll::predict_on_nodes<S::recursive_doubling>(sum, m, node_layout::regular(2, 2)).seconds ==
         doctest::Approx(inside_round + across_round).epsilon(1e-12));
   // Numbered round-robin, round 0 crosses nodes and round 1 stays inside.
-  CHECK(hpcoll::predict_on_nodes<S::recursive_doubling>(sum, m, node_map::round_robin(2, 2)).seconds ==
+  CHECK(hpcoll::predict_on_nodes<S::recursive_doubling>(sum, m, node_layout::regular(2, 2, hpcoll::node_numbering::round_robin)).seconds ==
         doctest::Approx(inside_round + across_round).epsilon(1e-12));
   // A rank's messages inside its node and across overlap: a linear bcast from
   // rank 0 of 2 nodes × 2 ranks sends one message inside and two across.
-  const auto linear = hpcoll::predict_on_nodes<S::linear>(hpcoll::bcast_shape{0, 4, 0, 4096, 1}, m, node_map::blocks(2, 2));
+  const auto linear = hpcoll::predict_on_nodes<S::linear>(hpcoll::bcast_shape{0, 4, 0, 4096, 1}, m, node_layout::regular(2, 2));
   CHECK(linear.seconds == doctest::Approx(std::max({m.alpha + n * m.beta, m.inter_alpha + m.gap + 2 * n * m.inter_beta,
                                                     m.inter_alpha + 2 * n * m.port_beta}))
                               .epsilon(1e-12));
@@ -92,7 +76,7 @@ TEST_CASE("node_cost.closed_forms") {
 TEST_CASE("node_cost.one_node_is_the_flat_model") {
   const machine m{};
   for (const int p : {1, 2, 5, 8, 13}) {
-    const node_map one = node_map::blocks(1, p);
+    const node_layout one = node_layout::regular(1, p);
     S::for_each_candidate<hpcoll::allreduce_shape>([&](auto type, std::size_t) {
       using Sch = typename decltype(type)::type;
       const hpcoll::allreduce_shape call{0, p, 3000, true, false, 8};
@@ -120,12 +104,11 @@ struct sampled_check {
   int compared = 0;
 
   template <class Sch, class Shape>
-  void check(const Shape& shape, const node_map& nodes, bool alike) {
+  void check(const Shape& shape, const node_layout& nodes, bool alike) {
     const hpcoll::prediction full = hpcoll::predict_on_nodes<Sch>(shape, m, nodes);
     const hpcoll::prediction fast = hpcoll::predict_on_nodes_sampled<Sch>(shape, m, nodes);
-    INFO(Shape::name, " ", hpcoll::schedule_name<Sch>(), " p = ", shape.size, " on ", nodes.nodes(), " nodes of ",
-         nodes.regular_blocks(),
-         " nodes, bytes ", hpcoll::message_bytes(shape));
+    INFO(Shape::name, " ", hpcoll::schedule_name<Sch>(), " p = ", shape.size, " on ", nodes.nodes(), " nodes (",
+         nodes.min_node_size(), " to ", nodes.max_node_size(), " ranks), bytes ", hpcoll::message_bytes(shape));
     CHECK(fast.rounds == full.rounds);
     if (alike) {
       CHECK(fast.seconds == doctest::Approx(full.seconds).epsilon(1e-12).scale(1e-300));
@@ -138,7 +121,7 @@ struct sampled_check {
     ++compared;
   }
   template <class Shape>
-  void each_candidate(const Shape& shape, const node_map& nodes, bool alike) {
+  void each_candidate(const Shape& shape, const node_layout& nodes, bool alike) {
     S::for_each_candidate<Shape>(
         [&](auto type, std::size_t) { check<typename decltype(type)::type>(shape, nodes, alike); });
   }
@@ -150,12 +133,17 @@ TEST_CASE("node_cost.sampled_walk") {
   sampled_check c{two_level};
   for (const int p : {72, 96, 130, 256}) {
     const auto P = static_cast<std::size_t>(p);
-    std::vector<node_map> layouts;
+    std::vector<node_layout> layouts;
     for (const int ppn : {4, 6, 8})
-      if (p % ppn == 0) layouts.push_back(node_map::blocks(p / ppn, ppn));
-    layouts.push_back(node_map(p, [p](int q) { return q % (p / 8); }));  // round-robin
-    layouts.push_back(node_map(p, [p](int q) { return q < p / 3 ? 0 : 1 + (q - p / 3) % 5; }));  // one large node
-    for (const node_map& nodes : layouts) {
+      if (p % ppn == 0) layouts.push_back(node_layout::regular(p / ppn, ppn));
+    std::vector<int> round_robin(P), one_large(P);
+    for (int q = 0; q < p; ++q) {
+      round_robin[static_cast<std::size_t>(q)] = q % (p / 8);
+      one_large[static_cast<std::size_t>(q)] = q < p / 3 ? 0 : 1 + (q - p / 3) % 5;
+    }
+    layouts.emplace_back(round_robin);
+    layouts.emplace_back(one_large);
+    for (const node_layout& nodes : layouts) {
       for (const std::size_t n : {std::size_t{1}, 4 * P, 4 * P + 3}) {
         const bool alike = n % P == 0;
         for (const int root : {0, p / 3, p - 1}) {

@@ -47,7 +47,7 @@
 //   - Contention is modelled at the ranks only: each rank has one injection
 //     and one ejection port (full duplex); the network between them has no
 //     capacity limit, no topology and no flow control.
-//   - On nodes (simulate with a node_map), a message between two nodes pays
+//   - On nodes (simulate with a node_layout), a message between two nodes pays
 //     m.inter_alpha and m.inter_beta at its ranks' ports and holds its sender
 //     node's injection port and its receiver node's ejection port for
 //     bytes·m.port_beta each: a node's ranks take their port in turn.
@@ -76,10 +76,10 @@
 
 #include "../error.hpp"
 #include "../plan/machine.hpp"
-#include "../plan/node_map.hpp"
 #include "../plan/plan.hpp"
 #include "../plan/plan_for.hpp"
 #include "../plan/shape.hpp"
+#include "../plan/topology.hpp"
 #include "../schedule/properties.hpp"
 
 namespace hpcoll {
@@ -191,12 +191,12 @@ T* first_from(T* first, T* last, int src, int p) {
 template <class S, class Shape>
 class simulator {
 public:
-  simulator(const Shape& shape, const machine& m, const node_map* nodes = nullptr)
+  simulator(const Shape& shape, const machine& m, const node_layout* nodes = nullptr)
       : shape_(shape), m_(m), nodes_(nodes), p_(shape.size), latency_(std::max(0.0, m.alpha - 2 * m.overhead)),
         across_latency_(std::max(0.0, m.inter_alpha - 2 * m.overhead)), posted_(shape.size), early_(shape.size),
         outbox_(shape.size) {
     if (nodes && nodes->size() != shape.size)
-      fail("the node map has ", nodes->size(), " ranks, the call ", shape.size);
+      fail("the node layout has ", nodes->size(), " ranks, the call ", shape.size);
     if (nodes) {
       port_inject_free_.assign(static_cast<std::size_t>(nodes->nodes()), 0);
       port_eject_free_.assign(static_cast<std::size_t>(nodes->nodes()), 0);
@@ -469,7 +469,7 @@ private:
 
   Shape shape_;
   machine m_;
-  const node_map* nodes_;  ///< null: one node
+  const node_layout* nodes_;  ///< null: one node
   int p_;
   int rounds_ = 0;
   double latency_, across_latency_;
@@ -505,15 +505,17 @@ simulation simulate(const Shape& shape, const machine& m = {}) {
   return detail::simulator<S, Shape>(shape, m).run();
 }
 
-/// simulate() on the nodes of `nodes`: a message between two nodes costs
+/// simulate() on the nodes of `nodes` (node-aware schedules plan with them): a message between two nodes costs
 /// m.inter_alpha and m.inter_beta per byte at its two ranks' ports instead of
 /// α and β, and also holds its sender node's and its receiver node's network
 /// ports, m.port_beta per byte each, one message at a time (a port serves the
 /// messages of the node's ranks in turn; see docs/hierarchy.md).
 template <class S, class Shape>
   requires serves<S, Shape>
-simulation simulate(const Shape& shape, const machine& m, const node_map& nodes) {
-  return detail::simulator<S, Shape>(shape, m, &nodes).run();
+simulation simulate(const Shape& shape, const machine& m, const node_layout& nodes) {
+  Shape call = shape;
+  if constexpr (requires { call.nodes; }) call.nodes = nodes;  // node-aware schedules plan with it
+  return detail::simulator<S, Shape>(call, m, &nodes).run();
 }
 
 }  // namespace hpcoll

@@ -12,7 +12,7 @@
 // network port, shared by its ranks, so a rank's messages across take at least
 //     inter_α + port_β · max(bytes out of the node, bytes into it)
 // A round costs the maximum over ranks, the call the sum over rounds. The parameters are machine::inter_alpha, inter_beta and port_beta
-// (plan/machine.hpp); docs/hierarchy.md derives them and shows what the model
+// (plan/machine.hpp), the nodes a node_layout (plan/topology.hpp); docs/hierarchy.md derives them and shows what the model
 // predicts.
 //
 // predict_on_nodes() walks every rank in every round. predict_on_nodes_sampled()
@@ -30,10 +30,10 @@
 
 #include "../error.hpp"
 #include "../plan/machine.hpp"
-#include "../plan/node_map.hpp"
 #include "../plan/plan.hpp"
 #include "../plan/plan_for.hpp"
 #include "../plan/shape.hpp"
+#include "../plan/topology.hpp"
 #include "../schedule/properties.hpp"
 #include "cost.hpp"
 
@@ -61,12 +61,14 @@ inline double rank_seconds_on_nodes(const split_load& l, double port, std::size_
 
 /// The two-level walk: in round r, the ranks of the nodes walked(r) names.
 template <class S, class Shape, class Walked>
-prediction predict_walking_nodes(const Shape& shape, const machine& m, const node_map& nodes, Walked&& walked) {
+prediction predict_walking_nodes(const Shape& shape, const machine& m, const node_layout& nodes, Walked&& walked) {
   if (nodes.size() != shape.size)
     throw error(Shape::name, schedule_name<S>(),
-                "the node map has " + std::to_string(nodes.size()) + " ranks, the call " + std::to_string(shape.size));
+                "the node layout has " + std::to_string(nodes.size()) + " ranks, the call " + std::to_string(shape.size));
+  Shape call = shape;
+  if constexpr (requires { call.nodes; }) call.nodes = nodes;  // node-aware schedules plan with it
   prediction result;
-  result.rounds = plan_for<S>(for_rank(shape, 0)).rounds();
+  result.rounds = plan_for<S>(for_rank(call, 0)).rounds();
   const double elem = static_cast<double>(shape.elem_size);
   std::vector<split_load> loads;
   for (int r = 0; r < result.rounds; ++r) {
@@ -74,9 +76,9 @@ prediction predict_walking_nodes(const Shape& shape, const machine& m, const nod
     for (const int n : walked(r)) {
       std::size_t node_out = 0, node_in = 0;
       loads.clear();
-      for (const int q : nodes.ranks_on(n)) {
+      for (const int q : nodes.members(n)) {
         split_load& load = loads.emplace_back();
-        const auto plan = plan_for<S>(for_rank(shape, q));
+        const auto plan = plan_for<S>(for_rank(call, q));
         plan.round(r, [&](const step& st) {
           const bool message = st.kind == step_kind::send || st.kind == step_kind::recv || st.kind == step_kind::recv_reduce;
           (message && nodes.node_of(st.peer) != n ? load.across : load.inside).add(st);
@@ -102,7 +104,7 @@ prediction predict_walking_nodes(const Shape& shape, const machine& m, const nod
 /// every round.
 template <class S, class Shape>
   requires serves<S, Shape>
-prediction predict_on_nodes(const Shape& shape, const machine& m, const node_map& nodes) {
+prediction predict_on_nodes(const Shape& shape, const machine& m, const node_layout& nodes) {
   std::vector<int> all(static_cast<std::size_t>(nodes.nodes()));
   for (int n = 0; n < nodes.nodes(); ++n) all[static_cast<std::size_t>(n)] = n;
   return detail::predict_walking_nodes<S>(shape, m, nodes, [&](int) -> const std::vector<int>& { return all; });
@@ -125,11 +127,13 @@ inline constexpr long long node_walk_budget = 1LL << 26;
 /// rank or port may be on a node not walked. Any other call gets predict_on_nodes().
 template <class S, class Shape>
   requires serves<S, Shape>
-prediction predict_on_nodes_sampled(const Shape& shape, const machine& m, const node_map& nodes) {
+prediction predict_on_nodes_sampled(const Shape& shape, const machine& m, const node_layout& nodes) {
   if (!samples_ranks<S> || shape.size <= detail::sampled_above || !detail::blocks_alike(shape) ||
-      nodes.regular_blocks() == 0)
+      !nodes.ranks_consecutive() || nodes.min_node_size() != nodes.max_node_size())
     return predict_on_nodes<S>(shape, m, nodes);
-  const auto plan0 = plan_for<S>(for_rank(shape, 0));
+  Shape call = shape;
+  if constexpr (requires { call.nodes; }) call.nodes = nodes;
+  const auto plan0 = plan_for<S>(for_rank(call, 0));
   std::vector<int> others;
   if (static_cast<long long>(plan0.rounds()) * shape.size <= detail::node_walk_budget) {
     others.resize(static_cast<std::size_t>(nodes.nodes()));
@@ -137,7 +141,7 @@ prediction predict_on_nodes_sampled(const Shape& shape, const machine& m, const 
   } else {
     // The nodes of the first and last two ranks from the root: where the O(p)
     // rounds of the linear schedules put their busiest rank.
-    const detail::rank_sample sample(shape);
+    const detail::rank_sample sample(call);
     for (int i = 0; i < std::min(sample.count, 4); ++i) others.push_back(nodes.node_of(sample.ranks[i]));
     std::sort(others.begin(), others.end());
     others.erase(std::unique(others.begin(), others.end()), others.end());
