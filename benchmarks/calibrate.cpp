@@ -4,7 +4,7 @@
 //
 //   mpiexec -n 2 hpcoll_calibrate [--out=FILE] [--quick]      (./hpcoll calibrate)
 //
-// Ranks 0 and 1 measure; any other rank waits asleep. Rank 0 writes FILE
+// Rank 0 and the next rank on its node measure; any other rank waits asleep. Rank 0 writes FILE
 // (default: hpcoll::default_machine_path(), directories created) and prints a
 // summary.
 //
@@ -46,6 +46,16 @@
 //   switch_time  ranks 0 and 1 on one core (Linux affinity): the one-way time
 //                of 8 bytes then, minus that on their own cores — what a rank
 //                waiting for a message pays for each other rank on its core.
+//   inter_alpha, inter_beta, port_beta
+//                only when the ranks span several nodes (MPI_COMM_TYPE_SHARED):
+//                a ping-pong between rank 0 and the first rank of another
+//                node, fitted as above (between nodes); then the k ranks of
+//                rank 0's node each stream large messages to one rank of that
+//                node at once (k = the smaller node's rank count): port_beta
+//                is their time per byte in all. With one rank per node the
+//                port's share is not seen: port_beta is one stream's.
+//
+// The measurements inside a node use rank 0 and the next rank on its node.
 //
 // --quick: fewer sizes, samples and smaller vectors (a second or two); the
 // values are rougher. No result is checked against a threshold.
@@ -507,6 +517,104 @@ std::string per_byte(double spb) {
 }
 json::array numbers(const std::vector<double>& v) { return json::array(v.begin(), v.end()); }
 
+/// The node of each rank (MPI_COMM_TYPE_SHARED), numbered in the order of
+/// their first ranks.
+std::vector<int> nodes_of_ranks(MPI_Comm comm, int rank, int size) {
+  MPI_Comm node;
+  HPCOLL_MPI(MPI_Comm_split_type, comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int first = rank;
+  HPCOLL_MPI(MPI_Allreduce, MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, node);
+  MPI_Comm_free(&node);
+  std::vector<int> firsts(static_cast<std::size_t>(size));
+  HPCOLL_MPI(MPI_Allgather, &first, 1, MPI_INT, firsts.data(), 1, MPI_INT, comm);
+  std::vector<int> index(static_cast<std::size_t>(size), -1), out(static_cast<std::size_t>(size));
+  int nodes = 0;
+  for (std::size_t q = 0; q < firsts.size(); ++q) {
+    int& n = index[static_cast<std::size_t>(firsts[q])];
+    if (n < 0) n = nodes++;
+    out[q] = n;
+  }
+  return out;
+}
+
+/// The ranks of `comm` for which `take` holds, as a communicator in rank order (MPI_COMM_NULL elsewhere).
+MPI_Comm sub_communicator(MPI_Comm comm, int rank, bool take) {
+  MPI_Comm out;
+  HPCOLL_MPI(MPI_Comm_split, comm, take ? 0 : MPI_UNDEFINED, rank, &out);
+  return out;
+}
+
+struct between_nodes {
+  bool measured = false;
+  std::vector<pingpong_point> points;
+  line_fit fit;
+  int streams = 0;            ///< ranks of a node streaming at once
+  std::size_t stream_bytes = 0;
+  std::vector<double> port_samples;  ///< seconds per byte of all streams together
+  double port_beta = 0;
+};
+
+/// The measurements between nodes (see the file comment): every rank calls it.
+between_nodes measure_between_nodes(MPI_Comm comm, int rank, const std::vector<int>& node_of, bool quick,
+                                    const std::vector<std::size_t>& sizes, std::vector<char>& buf) {
+  between_nodes b;
+  const int other = static_cast<int>(std::find_if(node_of.begin(), node_of.end(), [&](int n) { return n != node_of[0]; }) -
+                                     node_of.begin());
+  if (other == static_cast<int>(node_of.size())) return b;
+  b.measured = true;
+  // Ping-pong between rank 0 and the first rank of the other node.
+  if (MPI_Comm pair = sub_communicator(comm, rank, rank == 0 || rank == other); pair != MPI_COMM_NULL) {
+    int prank = 0;
+    MPI_Comm_rank(pair, &prank);
+    for (std::size_t n : sizes) {
+      const int batch = n <= 8192 ? 20 : n <= 131072 ? 5 : 1;
+      b.points.push_back(pingpong(pair, prank, n, quick ? 7 : 31, batch, buf));
+    }
+    MPI_Comm_free(&pair);
+  }
+  // k streams from rank 0's node to the other node at once.
+  std::vector<int> first_node, second_node;
+  for (int q = 0; q < static_cast<int>(node_of.size()); ++q) {
+    if (node_of[static_cast<std::size_t>(q)] == node_of[0]) first_node.push_back(q);
+    if (node_of[static_cast<std::size_t>(q)] == node_of[static_cast<std::size_t>(other)]) second_node.push_back(q);
+  }
+  b.streams = static_cast<int>(std::min(first_node.size(), second_node.size()));
+  const auto position = [&](const std::vector<int>& v) {
+    const auto it = std::find(v.begin(), v.end(), rank);
+    return it == v.end() ? -1 : static_cast<int>(it - v.begin());
+  };
+  const int sender = position(first_node), receiver = position(second_node);
+  const bool streaming = (sender >= 0 && sender < b.streams) || (receiver >= 0 && receiver < b.streams);
+  b.stream_bytes = quick ? std::size_t{1} << 20 : std::size_t{4} << 20;
+  const int repeats = quick ? 2 : 8;
+  if (MPI_Comm streams = sub_communicator(comm, rank, streaming); streams != MPI_COMM_NULL) {
+    std::vector<char> data(b.stream_bytes);
+    const int count = static_cast<int>(b.stream_bytes);
+    for (int sample = -1; sample < (quick ? 3 : 11); ++sample) {  // sample -1: warm-up
+      HPCOLL_MPI(MPI_Barrier, streams);
+      const double t0 = MPI_Wtime();
+      for (int i = 0; i < repeats; ++i) {
+        if (sender >= 0 && sender < b.streams)
+          HPCOLL_MPI(MPI_Send, data.data(), count, MPI_BYTE, second_node[static_cast<std::size_t>(sender)], tag_data, comm);
+        else
+          HPCOLL_MPI(MPI_Recv, data.data(), count, MPI_BYTE, first_node[static_cast<std::size_t>(receiver)], tag_data,
+                     comm, MPI_STATUS_IGNORE);
+      }
+      HPCOLL_MPI(MPI_Barrier, streams);
+      if (sample >= 0)
+        b.port_samples.push_back((MPI_Wtime() - t0) / (static_cast<double>(b.stream_bytes) * repeats * b.streams));
+    }
+    MPI_Comm_free(&streams);
+  }
+  if (rank == 0) {
+    std::vector<double> n, t;
+    for (const pingpong_point& p : b.points) n.push_back(static_cast<double>(p.bytes)), t.push_back(p.median);
+    b.fit = fit_alpha_beta(n, t);
+    b.port_beta = median(b.port_samples);
+  }
+  return b;
+}
+
 int run(int argc, char** argv) {
   MPI_Comm comm;
   HPCOLL_MPI(MPI_Comm_dup, MPI_COMM_WORLD, &comm);
@@ -530,11 +638,33 @@ int run(int argc, char** argv) {
 
   const double started = now();
   const bool quick = opt.quick;
-  if (rank >= 2) {  // idle: not part of any measurement
+  const std::vector<int> node_of = nodes_of_ranks(comm, rank, size);
+  const int node_count = *std::max_element(node_of.begin(), node_of.end()) + 1;
+  int partner = 1;  // the next rank on rank 0's node
+  while (partner < size && node_of[static_cast<std::size_t>(partner)] != node_of[0]) ++partner;
+  if (partner == size) {
+    if (rank == 0)
+      std::fprintf(stderr, "hpcoll_calibrate: rank 0 is the only rank on its node; it needs a second one there to "
+                           "measure inside a node (e.g. mpiexec --map-by core)\n");
+    MPI_Comm_free(&comm);
+    return 1;
+  }
+  const std::vector<std::size_t> sizes =
+      quick ? std::vector<std::size_t>{0, 64, 4096, 65536, 1 << 20}
+            : std::vector<std::size_t>{0, 8, 32, 128, 512, 2048, 8192, 32768, 131072, 524288, 1 << 20, 2 << 20, 4 << 20};
+  std::vector<char> buf(sizes.back());
+  const int world_rank = rank;
+  const MPI_Comm all = comm;
+  comm = sub_communicator(all, world_rank, rank == 0 || rank == partner);  // they are ranks 0 and 1 of it
+  if (comm == MPI_COMM_NULL) {  // idle while rank 0 and its partner measure inside their node
+    comm = all;
+    quiet_barrier(comm);
+    (void)measure_between_nodes(comm, rank, node_of, quick, sizes, buf);
     quiet_barrier(comm);
     MPI_Comm_free(&comm);
     return 0;
   }
+  MPI_Comm_rank(comm, &rank);
 
   // Where the two measuring ranks run.
   std::string host = processor_name(), peer_host(MPI_MAX_PROCESSOR_NAME, '\0');
@@ -549,10 +679,6 @@ int run(int argc, char** argv) {
   }
 
   // 1. Ping-pong.
-  const std::vector<std::size_t> sizes =
-      quick ? std::vector<std::size_t>{0, 64, 4096, 65536, 1 << 20}
-            : std::vector<std::size_t>{0, 8, 32, 128, 512, 2048, 8192, 32768, 131072, 524288, 1 << 20, 2 << 20, 4 << 20};
-  std::vector<char> buf(sizes.back());
   std::vector<pingpong_point> points;
   for (std::size_t n : sizes) {
     const int batch = n <= 8192 ? 20 : n <= 131072 ? 5 : 1;
@@ -609,6 +735,13 @@ int run(int argc, char** argv) {
     send_token(comm, 1);
   }
 
+  // 5. Between nodes, every rank.
+  MPI_Comm_free(&comm);
+  comm = all;
+  rank = world_rank;
+  quiet_barrier(comm);
+  const between_nodes across = measure_between_nodes(comm, rank, node_of, quick, sizes, buf);
+
   int rc = 0;
   if (rank == 0) {
     // Fits.
@@ -650,6 +783,11 @@ int run(int argc, char** argv) {
     for (const gamma_entry& e : gammas) {
       const auto slash = e.key.find('/');
       p.gammas.push_back({e.key.substr(0, slash), e.key.substr(slash + 1), e.large});
+    }
+    if (across.measured) {
+      p.base.inter_alpha = across.fit.intercept;
+      p.base.inter_beta = across.fit.slope;
+      p.base.port_beta = across.port_beta;
     }
 
     // What was measured, for the record.
@@ -765,11 +903,30 @@ int run(int argc, char** argv) {
     sj.set("one_core_one_way", crowded.one_way.median);
     sj.set("two_cores_one_way", separate);
     m.set("switch", std::move(sj));
+    json::value nj;
+    nj.set("nodes", node_count);
+    nj.set("measured", across.measured);
+    if (across.measured) {
+      json::array pp;
+      for (const pingpong_point& q : across.points) {
+        json::value e;
+        e.set("bytes", q.bytes);
+        e.set("median", q.median);
+        pp.push_back(std::move(e));
+      }
+      nj.set("pingpong", std::move(pp));
+      nj.set("rms_relative_residual", across.fit.rms_rel);
+      nj.set("streams", across.streams);
+      nj.set("stream_bytes", across.stream_bytes);
+      nj.set("port_samples", numbers(across.port_samples));
+    }
+    m.set("between_nodes", std::move(nj));
     m.set("seconds", now() - started);
     p.measured = hpcoll::detail::json_text(m.get());
 
     // Summary.
-    std::printf("hpcoll calibrate: %d ranks, ranks 0 and 1 on %s%s%s; %s%s\n", size, host.c_str(),
+    std::printf("hpcoll calibrate: %d ranks on %d node%s, ranks 0 and %d on %s%s%s; %s%s\n", size, node_count,
+                node_count == 1 ? "" : "s", partner, host.c_str(),
                 peer_host == host ? "" : " and ", peer_host == host ? "" : peer_host.c_str(),
                 mpi_library_version().c_str(), quick ? " (--quick)" : "");
     std::printf("\nping-pong, one-way time (median of %zu samples per size):\n", points.front().samples.size());
@@ -813,6 +970,21 @@ int run(int argc, char** argv) {
     else
       std::printf("  switch    not measured (ranks 0 and 1 cannot share a core here): %s, the default\n",
                   us(p.base.switch_time).c_str());
+    if (across.measured) {
+      std::printf("\nbetween nodes (%d nodes; rank 0 and rank %s of another node):\n", node_count,
+                  across.points.empty() ? "?" : "its first");
+      for (const pingpong_point& q : across.points)
+        std::printf("  %10zu  %12s\n", q.bytes, us(q.median).c_str());
+      std::printf("  inter_alpha %s\n  inter_beta  %s (residual rms %.1f%%)\n", us(p.base.inter_alpha).c_str(),
+                  per_byte(p.base.inter_beta).c_str(), 100 * across.fit.rms_rel);
+      std::printf("  port_beta   %s (%d rank%s of a node streaming %s messages at once%s)\n",
+                  per_byte(p.base.port_beta).c_str(), across.streams, across.streams == 1 ? "" : "s",
+                  human_bytes(across.stream_bytes).c_str(),
+                  across.streams == 1 ? "; one rank per node: the port's share is not seen, this is one stream's" : "");
+    } else {
+      std::printf("\none node: inter_alpha, inter_beta and port_beta keep their defaults (%s, %s, %s)\n",
+                  us(p.base.inter_alpha).c_str(), per_byte(p.base.inter_beta).c_str(), per_byte(p.base.port_beta).c_str());
+    }
     std::printf("\nreductions, hpcoll::detail::combine in place, GB/s of one operand (%s vectors / %s in cache):\n",
                 human_bytes(gamma_large).c_str(), human_bytes(gamma_cache).c_str());
     std::printf("  %-8s", "");

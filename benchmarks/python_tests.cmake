@@ -10,6 +10,7 @@
 #   bench.dijkstra_experiment test_dijkstra_experiment.py dijkstra_experiment.py (./hpcoll bench --dijkstra): configurations, ratios, report
 #   bench.barnes_hut_experiment test_barnes_hut_experiment.py barnes_hut_experiment.py (./hpcoll bench --barnes-hut): plan, flags, speed-ups, report
 #   bench.pmpi_report   test_pmpi_report.py  pmpi_report.py (./hpcoll bench --pmpi): reading the runs, ratios, help
+#   bench.hierarchy_report test_hierarchy_report.py hierarchy_report.py (hpcoll_hierarchy's plots): best per family, files
 # Run them alone: ctest -L python (or /usr/bin/python3 benchmarks/<file>.py -v).
 
 # Python and matplotlib are dependencies of ./hpcoll bench and tune (./hpcoll deps
@@ -45,3 +46,4 @@ hpcoll_python_test(performance_table test_performance_table.py)
 hpcoll_python_test(dijkstra_experiment test_dijkstra_experiment.py)
 hpcoll_python_test(barnes_hut_experiment test_barnes_hut_experiment.py)
 hpcoll_python_test(pmpi_report test_pmpi_report.py)
+hpcoll_python_test(hierarchy_report test_hierarchy_report.py)

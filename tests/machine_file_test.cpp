@@ -86,6 +86,9 @@ TEST_CASE("machine_file.round_trip") {
   temp_dir dir("round_trip");
   hpcoll::machine_profile p;
   p.base = {1.25e-6, 1.1e-10, 3.3e-10, 4.5e-7, 1.2e-7, 8.75e-11, 12288, 2.5e-6, false, 1 << 20, 4e-11, 3e-11, 7e-6};
+  p.base.inter_alpha = 3.5e-6;
+  p.base.inter_beta = 8e-9;
+  p.base.port_beta = 8.5e-9;
   p.gammas = {{"sum", "int32", 1.1e-10}, {"sum", "float64", 2.2e-10}, {"max", "uint8", 0.0}};
   p.measured = R"({"host":"node \"1\"","np":2,"pingpong":[{"bytes":0,"seconds":1.3e-06}]})";
 
@@ -108,6 +111,7 @@ TEST_CASE("machine_file.round_trip") {
   CHECK(contains(text, "\"cache_bytes\": 1048576,"));
   CHECK(contains(text, "\"switch_time\": 7e-06,"));
   CHECK(contains(text, "\"receiver_copies\": false,"));
+  CHECK(contains(text, "\"inter_alpha\": 3.5e-06,\n  \"inter_beta\": 8e-09,\n  \"port_beta\": 8.5e-09,"));
   for (double d : {1.0 / 3, 2e-6, 6.02214076e23, 5e-324, 1.7976931348623157e308, 0.1 + 0.2}) {
     p.base.beta = d;
     CHECK(hpcoll::parse_machine_profile(hpcoll::machine_profile_text(p), "<text>").base.beta == d);
@@ -140,6 +144,7 @@ TEST_CASE("machine_file.round_trip") {
   CHECK_FALSE(w.base.receiver_copies);
   CHECK(h.base.receiver_copies);
   CHECK(w.base.rendezvous == hpcoll::machine{}.rendezvous);
+  CHECK(h.base.port_beta == hpcoll::machine{}.port_beta);
   CHECK(h.gammas.size() == 3);
   CHECK(h.measured == R"({"host":"example","np":2,"samples":[1,2,3]})");
 }
@@ -260,6 +265,10 @@ TEST_CASE("machine_file.malformed_file") {
        "\"switch_time\" must be a number"},
       {"receiver_copies.json", replaced(valid_file, "\"copy\": 9e-11", "\"copy\": 9e-11, \"receiver_copies\": 1"),
        "\"receiver_copies\" is 1; it must be true or false"},
+      {"port_beta.json", replaced(valid_file, "\"copy\": 9e-11", "\"copy\": 9e-11, \"port_beta\": -8e-11"),
+       "\"port_beta\" is negative (-8e-11)"},
+      {"inter_alpha.json", replaced(valid_file, "\"copy\": 9e-11", "\"copy\": 9e-11, \"inter_alpha\": null"),
+       "\"inter_alpha\" must be a number"},
       {"measured.json", replaced(valid_file, "\"measured\": {\"host\": \"example\", \"np\": 2, \"samples\": [1, 2, 3]}",
                                  "\"measured\": 5"),
        "\"measured\" must be an object, found number"},

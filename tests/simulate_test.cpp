@@ -484,3 +484,35 @@ TEST_CASE("simulate.large") {
   CHECK(same(simulate<S::bruck>(allgather(q, b), ideal).seconds, bruck_allgather(q, bb, ideal)));
   CHECK(same(simulate<S::recursive_doubling>(allreduce(q, 1024), ideal).seconds, rd_allreduce(q, 1024, ideal)));
 }
+
+TEST_CASE("simulate.nodes") {
+  using hpcoll::node_layout;
+  // On one node the simulation is the flat one.
+  for (const int p : {2, 5, 8}) {
+    const node_layout one = node_layout::regular(1, p);
+    const hpcoll::allreduce_shape call{0, p, 1000, true, false, 8};
+    CHECK(simulate<S::recursive_doubling>(call, ideal, one).seconds == simulate<S::recursive_doubling>(call, ideal).seconds);
+    CHECK(simulate<S::ring>(call, ideal, one).seconds == simulate<S::ring>(call, ideal).seconds);
+  }
+  machine m = ideal;
+  m.gamma = 0;
+  m.inter_alpha = 5e-6;
+  m.inter_beta = 2e-9;
+  m.port_beta = 1e-9;
+  const double n = 8000;  // bytes
+  // One message between two one-rank nodes: the slower of its ranks' streams and the ports.
+  CHECK(same(simulate<S::binomial>(bcast(2, 8000), m, node_layout::regular(2, 1)).seconds, m.inter_alpha + n * m.inter_beta));
+  // Recursive doubling on 2 nodes × 2 ranks: round 0 inside the nodes; in
+  // round 1 both ranks of a node send across, and the node's port takes
+  // their messages in turn: the second starts n·port_beta after the first.
+  const hpcoll::allreduce_shape call{0, 4, 1000, true, false, 8};
+  const double inside = m.alpha + n * m.beta;
+  CHECK(same(simulate<S::recursive_doubling>(call, m, node_layout::regular(2, 2)).seconds,
+             inside + m.inter_alpha + n * m.port_beta + n * m.inter_beta));
+  // Numbered round-robin, round 0 crosses and round 1 stays inside: the
+  // second message of round 0 arrives n·port_beta late.
+  CHECK(same(simulate<S::recursive_doubling>(call, m, node_layout::regular(2, 2, hpcoll::node_numbering::round_robin)).seconds,
+             m.inter_alpha + n * m.port_beta + n * m.inter_beta + inside));
+  CHECK(error_of([&] { simulate<S::ring>(call, m, node_layout::regular(2, 3)); }).find("the node layout has 6 ranks, the call 4") !=
+        std::string::npos);
+}

@@ -47,10 +47,14 @@
 //   - Contention is modelled at the ranks only: each rank has one injection
 //     and one ejection port (full duplex); the network between them has no
 //     capacity limit, no topology and no flow control.
+//   - On nodes (simulate with a node_layout), a message between two nodes pays
+//     m.inter_alpha and m.inter_beta at its ranks' ports and holds its sender
+//     node's injection port and its receiver node's ejection port for
+//     bytes·m.port_beta each: a node's ranks take their port in turn.
 // Not modelled: rendezvous protocols (large messages in MPI libraries wait for
 // the receive to be posted, which limits how far ranks run ahead), the copy
 // out of an unexpected-message buffer, memory bandwidth shared by local steps
-// and transfers, and several ranks sharing a node.
+// and transfers.
 //
 // Cost: one simulation builds each rank's plan once per round and processes
 // each message once (a heap of at most p pending senders, O(log p) per
@@ -75,6 +79,7 @@
 #include "../plan/plan.hpp"
 #include "../plan/plan_for.hpp"
 #include "../plan/shape.hpp"
+#include "../plan/topology.hpp"
 #include "../schedule/properties.hpp"
 
 namespace hpcoll {
@@ -186,9 +191,16 @@ T* first_from(T* first, T* last, int src, int p) {
 template <class S, class Shape>
 class simulator {
 public:
-  simulator(const Shape& shape, const machine& m)
-      : shape_(shape), m_(m), p_(shape.size), latency_(std::max(0.0, m.alpha - 2 * m.overhead)),
-        posted_(shape.size), early_(shape.size), outbox_(shape.size) {
+  simulator(const Shape& shape, const machine& m, const node_layout* nodes = nullptr)
+      : shape_(shape), m_(m), nodes_(nodes), p_(shape.size), latency_(std::max(0.0, m.alpha - 2 * m.overhead)),
+        across_latency_(std::max(0.0, m.inter_alpha - 2 * m.overhead)), posted_(shape.size), early_(shape.size),
+        outbox_(shape.size) {
+    if (nodes && nodes->size() != shape.size)
+      fail("the node layout has ", nodes->size(), " ranks, the call ", shape.size);
+    if (nodes) {
+      port_inject_free_.assign(static_cast<std::size_t>(nodes->nodes()), 0);
+      port_eject_free_.assign(static_cast<std::size_t>(nodes->nodes()), 0);
+    }
     const auto n = static_cast<std::size_t>(p_);
     round_.assign(n, 0);
     pending_.assign(n, 0);
@@ -255,6 +267,7 @@ private:
     std::uint64_t seq;
     double arrival;  ///< when its first byte reaches the receiver
     std::size_t elems;
+    bool across;  ///< between two nodes
   };
   struct event {  ///< a sender whose oldest message arrives at `time`
     double time;
@@ -343,12 +356,19 @@ private:
       double sent = cpu;
       for (const send_step& s : sends_) {
         cpu += m_.overhead;
-        const double inject = std::max(cpu, inject_free_[i]);
-        const double done = inject + bytes(s.elems) * m_.beta;
+        const bool across = nodes_ && nodes_->node_of(s.peer) != nodes_->node_of(q);
+        double inject = std::max(cpu, inject_free_[i]);
+        double done = inject + bytes(s.elems) * m_.beta;
+        if (across) {
+          double& port = port_inject_free_[static_cast<std::size_t>(nodes_->node_of(q))];
+          inject = std::max(inject, port);
+          port = inject + bytes(s.elems) * m_.port_beta;
+          done = std::max(port, inject + bytes(s.elems) * m_.inter_beta);
+        }
         inject_free_[i] = done + m_.gap;
         sent = std::max(sent, done);
         const bool idle = outbox_.empty(q);
-        outbox_.push(q, {s.peer, r, seq_++, inject + latency_, s.elems});
+        outbox_.push(q, {s.peer, r, seq_++, inject + (across ? across_latency_ : latency_), s.elems, across});
         if (idle) schedule(q);
         ++result_.messages;
         result_.bytes += byte_count(s.elems);
@@ -404,8 +424,14 @@ private:
   void deliver(int src, const outgoing& msg) {
     const int d = msg.dst;
     const std::size_t i = idx(d);
-    const double begin = std::max(msg.arrival, eject_free_[i]);
-    const double end = begin + bytes(msg.elems) * m_.beta;
+    double begin = std::max(msg.arrival, eject_free_[i]);
+    double end = begin + bytes(msg.elems) * m_.beta;
+    if (msg.across) {
+      double& port = port_eject_free_[static_cast<std::size_t>(nodes_->node_of(d))];
+      begin = std::max(begin, port);
+      port = begin + bytes(msg.elems) * m_.port_beta;
+      end = std::max(port, begin + bytes(msg.elems) * m_.inter_beta);
+    }
     eject_free_[i] = end;
     posted* const first = posted_.begin(d);
     posted* const last = posted_.end(d);
@@ -443,9 +469,10 @@ private:
 
   Shape shape_;
   machine m_;
+  const node_layout* nodes_;  ///< null: one node
   int p_;
   int rounds_ = 0;
-  double latency_;
+  double latency_, across_latency_;
   std::uint64_t seq_ = 0;
   simulation result_;
 
@@ -457,6 +484,7 @@ private:
   std::vector<double> inject_free_;  ///< when the injection port takes the next message
   std::vector<double> eject_free_;   ///< when the ejection port takes the next message
   std::vector<double> finish_;
+  std::vector<double> port_inject_free_, port_eject_free_;  ///< per node: when its network port takes the next message
   rank_slices<posted> posted_;
   rank_slices<arrived> early_;
   rank_slices<outgoing> outbox_;
@@ -475,6 +503,19 @@ template <class S, class Shape>
   requires serves<S, Shape>
 simulation simulate(const Shape& shape, const machine& m = {}) {
   return detail::simulator<S, Shape>(shape, m).run();
+}
+
+/// simulate() on the nodes of `nodes` (node-aware schedules plan with them): a message between two nodes costs
+/// m.inter_alpha and m.inter_beta per byte at its two ranks' ports instead of
+/// α and β, and also holds its sender node's and its receiver node's network
+/// ports, m.port_beta per byte each, one message at a time (a port serves the
+/// messages of the node's ranks in turn; see docs/hierarchy.md).
+template <class S, class Shape>
+  requires serves<S, Shape>
+simulation simulate(const Shape& shape, const machine& m, const node_layout& nodes) {
+  Shape call = shape;
+  if constexpr (requires { call.nodes; }) call.nodes = nodes;  // node-aware schedules plan with it
+  return detail::simulator<S, Shape>(call, m, &nodes).run();
 }
 
 }  // namespace hpcoll

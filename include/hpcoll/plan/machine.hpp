@@ -48,6 +48,17 @@ struct machine {
   /// the dispatcher sets it, 1 describes ranks with a core each.
   double ranks_per_core = 1;
 
+  /// Between nodes, for a communicator that spans several (a node layout is
+  /// given next to the machine: docs/hierarchy.md). The fields above describe
+  /// messages inside a node; a message between two nodes costs inter_alpha
+  /// and inter_beta per byte of one rank's stream, and its bytes pass both
+  /// nodes' network ports, which all ranks of a node share: port_beta per
+  /// byte. Defaults: a 100 Gbit/s network (InfiniBand HDR class), 2 µs
+  /// latency, one rank's stream at 10 GB/s — typical values, not measured here.
+  double inter_alpha = 2e-6;
+  double inter_beta = 1e-10;
+  double port_beta = 8e-11;
+
   friend constexpr bool operator==(const machine&, const machine&) = default;
 };
 

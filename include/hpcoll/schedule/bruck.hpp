@@ -25,6 +25,8 @@ struct bruck {
   /// first 2^k slots from v + 2^k. A last local round rotates the slots into
   /// place.
   struct allgather_plan {
+    /// Every rank sends to and receives from the same offsets (round_nodes_alike).
+    static constexpr bool nodes_alike = true;
     allgather_phase s;
     int v = virtual_rank(s.rank, s.root, s.size);
     int levels = ceil_log2(s.size);
@@ -61,6 +63,8 @@ struct bruck {
   /// the block from rank − j. Works in place (the input is read before the
   /// output is written).
   struct alltoall_plan {
+    /// Every rank sends to and receives from the same offsets (round_nodes_alike).
+    static constexpr bool nodes_alike = true;
     alltoall_shape s;
     int levels = ceil_log2(s.size);
     /// Number of slots in [0, p) with bit `d` set.

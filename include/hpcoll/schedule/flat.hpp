@@ -149,6 +149,9 @@ enum class pairing {
 /// there.
 template <class Shape>
 struct exchange_plan {
+  /// Every rank exchanges with the same offsets, or partners by exclusive or
+  /// (round_nodes_alike; a node size dividing a power of two is one too).
+  static constexpr bool nodes_alike = true;
   Shape s;
   int window;
   pairing pairs;

@@ -74,6 +74,8 @@ struct linear {
 
   /// Allgather phase: every rank sends its block to every other rank at once.
   struct allgather_plan {
+    /// Every rank sends its block to every other (round_nodes_alike).
+    static constexpr bool nodes_alike = true;
     allgather_phase s;
     constexpr int rounds() const { return s.size > 1 ? 1 : 0; }
     constexpr std::size_t scratch_elems() const { return 0; }

@@ -24,6 +24,8 @@ struct ring {
 
   /// Round k: send block v − k to the right, receive block v − k − 1 from the left.
   struct allgather_plan {
+    /// Every rank sends to and receives from the same offsets (round_nodes_alike).
+    static constexpr bool nodes_alike = true;
     allgather_phase s;
     constexpr int rounds() const { return s.size - 1; }
     constexpr std::size_t scratch_elems() const { return 0; }
@@ -48,6 +50,8 @@ struct ring {
   /// (unless source and acc are the same memory) contributions land directly in
   /// acc and no scratch is used.
   struct reduce_scatter_plan {
+    /// Every rank sends to and receives from the same offsets (round_nodes_alike).
+    static constexpr bool nodes_alike = true;
     static constexpr bool commutative_only = true;
     reduce_scatter_phase s;
     constexpr int rounds() const { return s.size > 1 ? s.size - 1 : 1; }

@@ -32,6 +32,8 @@ struct segmented_ring {
   static constexpr std::size_t segment_bytes = SegmentBytes;
 
   struct reduce_scatter_plan {
+    /// Every rank sends to and receives from the same offsets (round_nodes_alike).
+    static constexpr bool nodes_alike = true;
     static constexpr bool commutative_only = true;
     reduce_scatter_phase s;
     std::size_t segment;  ///< elements per segment

@@ -33,6 +33,9 @@ inline std::string machine_profile_text(const machine_profile& p) {
   json_set(doc.get(), "copy_cached", json_number(p.base.copy_cached));
   json_set(doc.get(), "switch_time", json_number(p.base.switch_time));
   json_set(doc.get(), "receiver_copies", json_value(json_object_new_boolean(p.base.receiver_copies)));
+  json_set(doc.get(), "inter_alpha", json_number(p.base.inter_alpha));
+  json_set(doc.get(), "inter_beta", json_number(p.base.inter_beta));
+  json_set(doc.get(), "port_beta", json_number(p.base.port_beta));
   json_value gamma(json_object_new_object());
   json_set(gamma.get(), "default", json_number(p.base.gamma));
   for (const reduction_gamma& g : p.gammas) json_set(gamma.get(), (g.op + "/" + g.type).c_str(), json_number(g.gamma));

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The two-level cost model: a schedule's predicted time on a communicator
+// that spans several nodes.
+//
+// Rounds are aligned as in select/cost.hpp. A rank's messages to ranks of its
+// own node are priced as there (α, g, β, the protocol step); its messages to
+// other nodes cost
+//     inter_α + (k − 1)·g + inter_β · max(bytes out, bytes in)   (k of them)
+// and the two kinds proceed side by side (shared memory and the network), so
+// the rank's time in a round is the longer of the two plus its reductions and
+// copies. Every byte that leaves or enters a node also passes the node's
+// network port, shared by its ranks, so a rank's messages across take at least
+//     inter_α + port_β · max(bytes out of the node, bytes into it)
+// A round costs the maximum over ranks, the call the sum over rounds. The parameters are machine::inter_alpha, inter_beta and port_beta
+// (plan/machine.hpp), the nodes a node_layout (plan/topology.hpp); docs/hierarchy.md derives them and shows what the model
+// predicts.
+//
+// predict_on_nodes() walks every rank in every round. predict_on_nodes_sampled()
+// walks one node for all in rounds where every node does alike (rings,
+// exchanges, Bruck: plan/sequence.hpp, round_nodes_alike), which prices the
+// O(p)-round schedules at a million ranks in seconds; see its comment for the
+// rest. tests/node_cost_test.cpp compares the two walks.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "../error.hpp"
+#include "../plan/machine.hpp"
+#include "../plan/plan.hpp"
+#include "../plan/plan_for.hpp"
+#include "../plan/shape.hpp"
+#include "../plan/topology.hpp"
+#include "../schedule/properties.hpp"
+#include "cost.hpp"
+
+namespace hpcoll {
+
+namespace detail {
+
+/// One rank's round on nodes: what stays inside its node, what crosses.
+struct split_load {
+  round_load inside, across;
+};
+
+/// A rank's time in a round of the two-level model (see the file comment):
+/// its messages across wait for its node's port as long as `port` says.
+inline double rank_seconds_on_nodes(const split_load& l, double port, std::size_t elem_size, const machine& m) {
+  cost_terms inside = terms(l.inside, elem_size, m, false);
+  const cost_terms local{.reduced = inside.reduced, .copied = inside.copied};
+  inside.reduced = inside.copied = 0;
+  double across = 0;
+  if (const int k = std::max(l.across.sends, l.across.recvs); k > 0)
+    across = std::max(port, m.inter_alpha + (k - 1) * m.gap +
+                                m.inter_beta * static_cast<double>(std::max(l.across.out, l.across.in) * elem_size));
+  return std::max(seconds(inside, m), across) + seconds(local, m);
+}
+
+/// The two-level walk: in round r, the ranks of the nodes walked(r) names.
+template <class S, class Shape, class Walked>
+prediction predict_walking_nodes(const Shape& shape, const machine& m, const node_layout& nodes, Walked&& walked) {
+  if (nodes.size() != shape.size)
+    throw error(Shape::name, schedule_name<S>(),
+                "the node layout has " + std::to_string(nodes.size()) + " ranks, the call " + std::to_string(shape.size));
+  Shape call = shape;
+  if constexpr (requires { call.nodes; }) call.nodes = nodes;  // node-aware schedules plan with it
+  prediction result;
+  result.rounds = plan_for<S>(for_rank(call, 0)).rounds();
+  const double elem = static_cast<double>(shape.elem_size);
+  std::vector<split_load> loads;
+  for (int r = 0; r < result.rounds; ++r) {
+    double slowest = 0;
+    for (const int n : walked(r)) {
+      std::size_t node_out = 0, node_in = 0;
+      loads.clear();
+      for (const int q : nodes.members(n)) {
+        split_load& load = loads.emplace_back();
+        const auto plan = plan_for<S>(for_rank(call, q));
+        plan.round(r, [&](const step& st) {
+          const bool message = st.kind == step_kind::send || st.kind == step_kind::recv || st.kind == step_kind::recv_reduce;
+          (message && nodes.node_of(st.peer) != n ? load.across : load.inside).add(st);
+        });
+        // What arrived from another node is reduced by the rank, as what came from its own.
+        load.inside.reduced += load.across.reduced;
+        load.across.reduced = 0;
+        node_out += load.across.out;
+        node_in += load.across.in;
+      }
+      const double port = m.inter_alpha + m.port_beta * static_cast<double>(std::max(node_out, node_in)) * elem;
+      for (const split_load& load : loads) slowest = std::max(slowest, rank_seconds_on_nodes(load, port, shape.elem_size, m));
+    }
+    result.seconds += slowest;
+  }
+  return result;
+}
+
+}  // namespace detail
+
+/// The predicted time of schedule S for the call `shape` on the nodes of
+/// `nodes` (machine `m` inside them and between them), walking every rank in
+/// every round.
+template <class S, class Shape>
+  requires serves<S, Shape>
+prediction predict_on_nodes(const Shape& shape, const machine& m, const node_layout& nodes) {
+  std::vector<int> all(static_cast<std::size_t>(nodes.nodes()));
+  for (int n = 0; n < nodes.nodes(); ++n) all[static_cast<std::size_t>(n)] = n;
+  return detail::predict_walking_nodes<S>(shape, m, nodes, [&](int) -> const std::vector<int>& { return all; });
+}
+
+namespace detail {
+/// The most (rank, round) pairs the two-level walk visits in rounds that are
+/// not alike on every node before it walks only the sampled nodes.
+inline constexpr long long node_walk_budget = 1LL << 26;
+}  // namespace detail
+
+/// predict_on_nodes() as fast as the plans allow above 64 ranks, on nodes of
+/// one size numbered node by node, for schedules that declare `sampled_cost`
+/// and calls whose blocks are alike: a round alike on every node
+/// (round_nodes_alike) walks the first and the last node; any other round
+/// walks every node while the call's rounds × ranks stay within
+/// detail::node_walk_budget — so far the result is predict_on_nodes()'s —
+/// and beyond it, in schedules of O(p) rounds, only the nodes of the first
+/// and last two ranks from the root, which gives a lower bound: the busiest
+/// rank or port may be on a node not walked. Any other call gets predict_on_nodes().
+template <class S, class Shape>
+  requires serves<S, Shape>
+prediction predict_on_nodes_sampled(const Shape& shape, const machine& m, const node_layout& nodes) {
+  if (!samples_ranks<S> || shape.size <= detail::sampled_above || !detail::blocks_alike(shape) ||
+      !nodes.ranks_consecutive() || nodes.min_node_size() != nodes.max_node_size())
+    return predict_on_nodes<S>(shape, m, nodes);
+  Shape call = shape;
+  if constexpr (requires { call.nodes; }) call.nodes = nodes;
+  const auto plan0 = plan_for<S>(for_rank(call, 0));
+  std::vector<int> others;
+  if (static_cast<long long>(plan0.rounds()) * shape.size <= detail::node_walk_budget) {
+    others.resize(static_cast<std::size_t>(nodes.nodes()));
+    for (int n = 0; n < nodes.nodes(); ++n) others[static_cast<std::size_t>(n)] = n;
+  } else {
+    // The nodes of the first and last two ranks from the root: where the O(p)
+    // rounds of the linear schedules put their busiest rank.
+    const detail::rank_sample sample(call);
+    for (int i = 0; i < std::min(sample.count, 4); ++i) others.push_back(nodes.node_of(sample.ranks[i]));
+    std::sort(others.begin(), others.end());
+    others.erase(std::unique(others.begin(), others.end()), others.end());
+  }
+  const std::vector<int> ends{0, nodes.nodes() - 1};
+  return detail::predict_walking_nodes<S>(shape, m, nodes, [&](int r) -> const std::vector<int>& {
+    return round_nodes_alike(plan0, r) ? ends : others;
+  });
+}
+
+}  // namespace hpcoll
