@@ -376,3 +376,28 @@ function(hpcoll_package_test)
   # Installing reads the build tree, which the header and compile-fail checks build in.
   set_tests_properties(package.find_package package.pkg-config PROPERTIES RESOURCE_LOCK hpcoll_build_tree)
 endfunction()
+
+# --- hpcoll_cluster_test ------------------------------------------------------------
+# hpcoll_cluster_test(NAME n TARGET t HOSTS h PPN k [ARGS ...] [TIMEOUT s] [LABELS ...])
+# runs the MPI test executable TARGET on the emulated cluster (scripts/cluster.sh;
+# docs/hierarchy.md, "Emulated cluster"): h hosts (network namespaces) x k ranks,
+# TCP between hosts, shared memory inside. The test makes its own cluster (cluster
+# ctest, subnet 10.77.99) and removes it; the cluster tests hold one lock, so
+# ctest -j runs them one at a time. Without root or iproute2 it is SKIPPED and says why.
+function(hpcoll_cluster_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TARGET;HOSTS;PPN;TIMEOUT" "ARGS;LABELS")
+  if(NOT arg_NAME OR NOT arg_TARGET OR NOT arg_HOSTS OR NOT arg_PPN)
+    message(FATAL_ERROR "hpcoll_cluster_test: NAME, TARGET, HOSTS and PPN are required")
+  endif()
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "hpcoll_cluster_test(${arg_NAME}): unknown arguments ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_TIMEOUT)
+    set(arg_TIMEOUT ${HPCOLL_TEST_DEFAULT_TIMEOUT})
+  endif()
+  add_test(NAME ${arg_NAME}
+    COMMAND "${_HPCOLL_ROOT_DIR}/scripts/cluster.sh" test ${arg_HOSTS} ${arg_PPN} --name ctest --subnet 10.77.99 --rate none
+            -- $<TARGET_FILE:${arg_TARGET}> ${arg_ARGS})
+  set_tests_properties(${arg_NAME} PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS "mpi;cluster;${arg_LABELS}"
+    ENVIRONMENT "${HPCOLL_MPIEXEC_ENV}" SKIP_RETURN_CODE 77 RESOURCE_LOCK hpcoll_cluster)
+endfunction()
