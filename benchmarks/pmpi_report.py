@@ -101,9 +101,8 @@ def main(argv=None):
             log.die(f"no {path} (./hpcoll bench --pmpi builds it)")
     nps, now, folder, command = bc.start_run(args, log, ["./hpcoll", "bench", "--pmpi"], DEFAULT_NPS, 1, "pmpi")
     flags = shlex.split(args.mpiexec_flags)
-    preload = ["-x", f"LD_PRELOAD={library}"] if bc.is_open_mpi() else []
-    if not preload:
-        log.die("the preloaded runs pass LD_PRELOAD with Open MPI's mpiexec -x; this is not Open MPI")
+    # The ranks get LD_PRELOAD from mpiexec: Open MPI's -x, MPICH's (Hydra's) -genv.
+    preload = ["-x", f"LD_PRELOAD={library}"] if bc.is_open_mpi() else ["-genv", "LD_PRELOAD", library]
     log(f"np {', '.join(map(str, nps))}; {args.rounds} rounds of {args.trials} trials; results in {bc.show(folder)}")
     t0 = time.monotonic()
     report = [f"./hpcoll bench --pmpi, {now:%Y-%m-%d %H:%M} UTC: {command}",

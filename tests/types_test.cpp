@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Element types, ops, the communicator and Boost.MPI interoperation.
+// Element types, ops and the communicator (Boost.MPI interoperation: boost_mpi_test.cpp).
 #include "support/collective_test.hpp"
-
-#include <boost/mpi/communicator.hpp>
-
-#include <hpcoll/boost_mpi.hpp>
 
 #include <array>
 #include <complex>
@@ -88,14 +84,4 @@ TEST_CASE("types.communicator") {
   CHECK(c.size() == hpcoll_test::world_size());
   const hpcoll::communicator copy = c;  // copies share the duplicate
   CHECK(copy.native() == c.native());
-}
-
-TEST_CASE("types.boost_mpi") {
-  boost::mpi::communicator world;  // attaches to MPI_COMM_WORLD
-  hpcoll::communicator c(world);
-  CHECK(c.size() == world.size());
-  CHECK(c.rank() == world.rank());
-  std::vector<int> in(4, world.rank()), out(4);
-  hpcoll::allreduce(c, in, out, hpcoll::op::max{});
-  CHECK(out == std::vector<int>(4, world.size() - 1));
 }
