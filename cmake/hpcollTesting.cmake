@@ -406,7 +406,8 @@ endfunction()
 # docs/hierarchy.md, "Emulated cluster"): h hosts (network namespaces) x k ranks,
 # TCP between hosts, shared memory inside. The test makes its own cluster (cluster
 # ctest, subnet 10.77.99) and removes it; the cluster tests hold one lock, so
-# ctest -j runs them one at a time. Without root or iproute2 it is SKIPPED and says why.
+# ctest -j runs them one at a time. Without root or iproute2, or with another MPI than
+# Open MPI, it is SKIPPED and says why.
 function(hpcoll_cluster_test)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TARGET;HOSTS;PPN;TIMEOUT" "ARGS;LABELS")
   if(NOT arg_NAME OR NOT arg_TARGET OR NOT arg_HOSTS OR NOT arg_PPN)
@@ -417,6 +418,12 @@ function(hpcoll_cluster_test)
   endif()
   if(NOT arg_TIMEOUT)
     set(arg_TIMEOUT ${HPCOLL_TEST_DEFAULT_TIMEOUT})
+  endif()
+  if(NOT HPCOLL_MPIEXEC_IS_OPENMPI)  # the cluster launches Open MPI's orted into the hosts
+    add_test(NAME ${arg_NAME} COMMAND ${CMAKE_COMMAND} -E echo
+      "SKIPPED: the emulated cluster launches Open MPI; this build's MPI is another")
+    set_tests_properties(${arg_NAME} PROPERTIES LABELS "mpi;cluster;${arg_LABELS}" SKIP_REGULAR_EXPRESSION "SKIPPED: ")
+    return()
   endif()
   add_test(NAME ${arg_NAME}
     COMMAND "${_HPCOLL_ROOT_DIR}/scripts/cluster.sh" test ${arg_HOSTS} ${arg_PPN} --name ctest --subnet 10.77.99 --rate none
