@@ -23,6 +23,8 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -59,9 +61,13 @@ inline double rank_seconds_on_nodes(const split_load& l, double port, std::size_
   return std::max(seconds(inside, m), across) + seconds(local, m);
 }
 
-/// The two-level walk: in round r, the ranks of the nodes walked(r) names.
-template <class S, class Shape, class Walked>
-prediction predict_walking_nodes(const Shape& shape, const machine& m, const node_layout& nodes, Walked&& walked) {
+/// The two-level walk: in round r, the ranks of the nodes `alike_nodes`
+/// names where alike(r) holds, of `other_nodes` elsewhere (each sorted).
+/// Rounds go in blocks, each rank's plan built once a block: a plan is costlier
+/// to build than a round to walk (a node-aware plan lays out its groups).
+template <class S, class Shape, class Alike>
+prediction predict_walking_nodes(const Shape& shape, const machine& m, const node_layout& nodes,
+                                 const std::vector<int>& alike_nodes, const std::vector<int>& other_nodes, Alike&& alike) {
   if (nodes.size() != shape.size)
     throw error(Shape::name, schedule_name<S>(),
                 "the node layout has " + std::to_string(nodes.size()) + " ranks, the call " + std::to_string(shape.size));
@@ -70,29 +76,49 @@ prediction predict_walking_nodes(const Shape& shape, const machine& m, const nod
   prediction result;
   result.rounds = plan_for<S>(for_rank(call, 0)).rounds();
   const double elem = static_cast<double>(shape.elem_size);
+
+  std::vector<int> walked;
+  std::set_union(alike_nodes.begin(), alike_nodes.end(), other_nodes.begin(), other_nodes.end(),
+                 std::back_inserter(walked));
+  const auto listed = [](const std::vector<int>& v, int n) { return std::binary_search(v.begin(), v.end(), n); };
+  constexpr int block = 64;
+  std::array<bool, block> round_alike{};
+  std::array<double, block> slowest{};
   std::vector<split_load> loads;
-  for (int r = 0; r < result.rounds; ++r) {
-    double slowest = 0;
-    for (const int n : walked(r)) {
-      std::size_t node_out = 0, node_in = 0;
-      loads.clear();
-      for (const int q : nodes.members(n)) {
-        split_load& load = loads.emplace_back();
-        const auto plan = plan_for<S>(for_rank(call, q));
-        plan.round(r, [&](const step& st) {
-          const bool message = st.kind == step_kind::send || st.kind == step_kind::recv || st.kind == step_kind::recv_reduce;
-          (message && nodes.node_of(st.peer) != n ? load.across : load.inside).add(st);
-        });
-        // What arrived from another node is reduced by the rank, as what came from its own.
-        load.inside.reduced += load.across.reduced;
-        load.across.reduced = 0;
-        node_out += load.across.out;
-        node_in += load.across.in;
+  for (int r0 = 0; r0 < result.rounds; r0 += block) {
+    const int rounds = std::min(block, result.rounds - r0);
+    for (int j = 0; j < rounds; ++j) round_alike[j] = alike(r0 + j), slowest[j] = 0;
+    for (const int n : walked) {
+      const bool in_alike = listed(alike_nodes, n), in_other = listed(other_nodes, n);
+      const auto walks = [&](int j) { return round_alike[j] ? in_alike : in_other; };
+      const std::span<const int> members = nodes.members(n);
+      const std::size_t k = members.size();
+      loads.assign(k * static_cast<std::size_t>(rounds), split_load{});
+      for (std::size_t i = 0; i < k; ++i) {
+        const auto plan = plan_for<S>(for_rank(call, members[i]));
+        for (int j = 0; j < rounds; ++j) {
+          if (!walks(j)) continue;
+          split_load& load = loads[static_cast<std::size_t>(j) * k + i];
+          plan.round(r0 + j, [&](const step& st) {
+            const bool message = st.kind == step_kind::send || st.kind == step_kind::recv || st.kind == step_kind::recv_reduce;
+            (message && nodes.node_of(st.peer) != n ? load.across : load.inside).add(st);
+          });
+          // What arrived from another node is reduced by the rank, as what came from its own.
+          load.inside.reduced += load.across.reduced;
+          load.across.reduced = 0;
+        }
       }
-      const double port = m.inter_alpha + m.port_beta * static_cast<double>(std::max(node_out, node_in)) * elem;
-      for (const split_load& load : loads) slowest = std::max(slowest, rank_seconds_on_nodes(load, port, shape.elem_size, m));
+      for (int j = 0; j < rounds; ++j) {
+        if (!walks(j)) continue;
+        const std::span<const split_load> round(loads.data() + static_cast<std::size_t>(j) * k, k);
+        std::size_t node_out = 0, node_in = 0;
+        for (const split_load& load : round) node_out += load.across.out, node_in += load.across.in;
+        const double port = m.inter_alpha + m.port_beta * static_cast<double>(std::max(node_out, node_in)) * elem;
+        for (const split_load& load : round)
+          slowest[j] = std::max(slowest[j], rank_seconds_on_nodes(load, port, shape.elem_size, m));
+      }
     }
-    result.seconds += slowest;
+    for (int j = 0; j < rounds; ++j) result.seconds += slowest[j];
   }
   return result;
 }
@@ -107,7 +133,7 @@ template <class S, class Shape>
 prediction predict_on_nodes(const Shape& shape, const machine& m, const node_layout& nodes) {
   std::vector<int> all(static_cast<std::size_t>(nodes.nodes()));
   for (int n = 0; n < nodes.nodes(); ++n) all[static_cast<std::size_t>(n)] = n;
-  return detail::predict_walking_nodes<S>(shape, m, nodes, [&](int) -> const std::vector<int>& { return all; });
+  return detail::predict_walking_nodes<S>(shape, m, nodes, {}, all, [](int) { return false; });
 }
 
 namespace detail {
@@ -146,10 +172,9 @@ prediction predict_on_nodes_sampled(const Shape& shape, const machine& m, const 
     std::sort(others.begin(), others.end());
     others.erase(std::unique(others.begin(), others.end()), others.end());
   }
-  const std::vector<int> ends{0, nodes.nodes() - 1};
-  return detail::predict_walking_nodes<S>(shape, m, nodes, [&](int r) -> const std::vector<int>& {
-    return round_nodes_alike(plan0, r) ? ends : others;
-  });
+  const std::vector<int> ends = nodes.nodes() > 1 ? std::vector<int>{0, nodes.nodes() - 1} : std::vector<int>{0};
+  return detail::predict_walking_nodes<S>(shape, m, nodes, ends, others,
+                                          [&](int r) { return round_nodes_alike(plan0, r); });
 }
 
 }  // namespace hpcoll
