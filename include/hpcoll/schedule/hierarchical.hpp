@@ -104,6 +104,10 @@ class node_slices_plan {
 public:
   using slice_plan = plan_type<S, Shape>;
   static constexpr bool commutative_only = plan_requires_commutative<slice_plan>;
+  /// Each node runs the same trees on its own ranks, rooted at its own i-th
+  /// ranks: on nodes of one size every node does what the first does
+  /// (round_nodes_alike).
+  static constexpr bool nodes_alike = true;
 
   constexpr node_slices_plan(Shape on_node, block_layout slices, int rounds, rank_map ranks, bool in_place)
       : shape_(on_node), slices_(slices), rounds_(rounds), ranks_(ranks), in_place_(in_place) {}
