@@ -83,9 +83,7 @@ struct options {
 
 /// The sizes MIN, 4 MIN, 16 MIN, ... up to MAX.
 std::vector<std::size_t> sizes(const options& o) {
-  std::vector<std::size_t> out;
-  for (std::size_t s = o.sizes.min; s <= o.sizes.max; s *= 4) out.push_back(s);
-  return out;
+  return hpcoll_bench::range_sizes(o.sizes, o.sizes.min);
 }
 
 // ---------------------------------------------------------------------------

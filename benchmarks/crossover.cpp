@@ -244,7 +244,7 @@ std::string human_seconds(double s) {
 row sweep(const collective& c, int p, const options& o) {
   row r;
   r.p = p;
-  for (std::size_t b = o.sizes.min; b <= o.sizes.max; b *= o.sizes.factor) {
+  for (const std::size_t b : hpcoll_bench::range_sizes(o.sizes, o.sizes.min)) {
     r.sizes.push_back(b);
     if (b > o.sizes.max / o.sizes.factor && b != o.sizes.max) r.sizes.push_back(o.sizes.max);
   }

@@ -145,12 +145,24 @@ inline size_range parse_size_range(const std::string& text, bool allow_factor = 
   return r;
 }
 
+/// first, first × r.factor, first × r.factor², ... up to r.max: the steps stop where the next
+/// would pass r.max, before it could overflow (a MAX near 2^64 would otherwise wrap to 0 and
+/// repeat forever); empty when first is 0 or above r.max.
+inline std::vector<std::size_t> range_sizes(const size_range& r, std::size_t first) {
+  std::vector<std::size_t> out;
+  for (std::size_t s = first; s != 0 && s <= r.max; s *= r.factor) {
+    out.push_back(s);
+    if (s > r.max / r.factor) break;
+  }
+  return out;
+}
+
 /// A comma list of sizes, or MIN:MAX in x4 steps from max(MIN, smallest) (./hpcoll bench's convention).
 inline std::vector<std::size_t> parse_sizes(const std::string& text, std::size_t smallest) {
   std::vector<std::size_t> out;
   if (text.find(':') != std::string::npos) {
     const size_range r = parse_size_range(text);
-    for (std::size_t s = std::max(r.min, smallest); s <= r.max; s *= 4) out.push_back(s);
+    out = range_sizes(r, std::max(r.min, smallest));
   } else {
     for (const std::string& part : split(text, ',')) out.push_back(parse_bytes(part));
   }

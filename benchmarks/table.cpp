@@ -126,9 +126,7 @@ hpcoll_bench::size_range parse_sizes(const std::string& text) {
 
 /// MIN, FACTOR MIN, FACTOR^2 MIN, ... up to MAX.
 std::vector<std::size_t> sizes(const options& o) {
-  std::vector<std::size_t> out;
-  for (std::size_t bytes = o.sizes.min; bytes <= o.sizes.max; bytes *= o.sizes.factor) out.push_back(bytes);
-  return out;
+  return hpcoll_bench::range_sizes(o.sizes, o.sizes.min);
 }
 
 std::vector<std::string> collective_names() {

@@ -15,24 +15,35 @@
 
 namespace hpcoll::detail {
 
+/// The value of a switch such as HPCOLL_CHECK (`name`, for the error): "" or
+/// "0" is off, "1" is on, anything else an hpcoll::error.
+inline bool switch_value(std::string_view name, std::string_view value) {
+  if (value.empty() || value == "0") return false;
+  if (value == "1") return true;
+  throw error("", "", concat({name, " is '", value, "'; it must be 0 or 1"}));
+}
+
 /// A switch such as HPCOLL_CHECK: unset, "" or "0" is off, "1" is on.
 inline bool env_switch(const char* name) {
   const char* value = std::getenv(name);
-  if (!value || !*value || std::string_view(value) == "0") return false;
-  if (std::string_view(value) == "1") return true;
-  throw error("", "", std::string(name) + " is '" + value + "'; it must be 0 or 1");
+  return switch_value(name, value ? value : "");
+}
+
+/// The value of a positive byte count such as HPCOLL_MAX_MESSAGE_BYTES
+/// (`name`, for the error), or `fallback` when "".
+inline std::size_t bytes_value(std::string_view name, std::string_view value, std::size_t fallback) {
+  if (value.empty()) return fallback;
+  std::size_t bytes = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), bytes);
+  if (ec != std::errc{} || end != value.data() + value.size() || bytes == 0)
+    throw error("", "", concat({name, " is '", value, "'; it must be a positive number of bytes"}));
+  return bytes;
 }
 
 /// A positive byte count such as HPCOLL_MAX_MESSAGE_BYTES, or `fallback` when unset or "".
 inline std::size_t env_bytes(const char* name, std::size_t fallback) {
   const char* value = std::getenv(name);
-  if (!value || !*value) return fallback;
-  const std::string_view text(value);
-  std::size_t bytes = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), bytes);
-  if (ec != std::errc{} || end != text.data() + text.size() || bytes == 0)
-    throw error("", "", std::string(name) + " is '" + value + "'; it must be a positive number of bytes");
-  return bytes;
+  return bytes_value(name, value ? value : "", fallback);
 }
 
 /// HPCOLL_VERBOSE: rank 0 explains the dispatcher's decisions and prints each

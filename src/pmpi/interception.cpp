@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "interception.hpp"
+#include "settings.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -17,9 +18,7 @@ thread_local bool inside_hpcoll = false;
 
 namespace {
 
-constexpr std::array<std::string_view, collective_count> collective_names{
-    "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "allgather", "reduce_scatter_block", "alltoall",
-    "alltoallv"};
+static_assert(collective_names.size() == collective_count);
 constexpr std::array<std::string_view, outcome_count> outcome_names{
     "served",  "switched off", "hpcoll's own", "intercommunicator", "user op", "op not defined on the type",
     "datatype", "arguments", "nonblocking form, not served yet"};
@@ -60,33 +59,14 @@ int delete_communicator(MPI_Comm, int, void* value, void*) {
   std::abort();
 }
 
-/// HPCOLL_PMPI (unset, "", "on" or "off") and HPCOLL_PMPI_COLLECTIVES (a
-/// comma-separated list of collective names; unset or "": all of them).
-std::array<bool, collective_count> intercepted_collectives() {
-  std::array<bool, collective_count> on{};
-  const char* switch_value = std::getenv("HPCOLL_PMPI");
-  const std::string_view switched = switch_value ? switch_value : "";
-  if (switched == "off") return on;
-  if (!switched.empty() && switched != "on")
-    refuse("HPCOLL_PMPI is '" + std::string(switched) + "'; it must be on or off");
-  const char* list_value = std::getenv("HPCOLL_PMPI_COLLECTIVES");
-  std::string_view list = list_value ? list_value : "";
-  if (list.empty()) {
-    on.fill(true);
-    return on;
-  }
-  while (true) {
-    const std::size_t comma = list.find(',');
-    const std::string_view word = list.substr(0, comma);
-    const auto* named = std::find(collective_names.begin(), collective_names.end(), word);
-    if (named == collective_names.end()) {
-      std::string known;
-      for (std::string_view n : collective_names) known += (known.empty() ? "" : ", ") + std::string(n);
-      refuse("HPCOLL_PMPI_COLLECTIVES names '" + std::string(word) + "', which is not one of " + known);
-    }
-    on[static_cast<std::size_t>(named - collective_names.begin())] = true;
-    if (comma == std::string_view::npos) return on;
-    list.remove_prefix(comma + 1);
+/// intercepted_collectives() of HPCOLL_PMPI and HPCOLL_PMPI_COLLECTIVES (unset: "").
+std::array<bool, collective_count> intercepted_from_environment() {
+  const char* switched = std::getenv("HPCOLL_PMPI");
+  const char* list = std::getenv("HPCOLL_PMPI_COLLECTIVES");
+  try {
+    return intercepted_collectives(switched ? switched : "", list ? list : "");
+  } catch (const error& e) {
+    refuse(detail::problem_of(e));
   }
 }
 
@@ -99,7 +79,7 @@ interception& interception::get() {
 
 bool interception::made() noexcept { return state_made.load(std::memory_order_acquire); }
 
-interception::interception() : intercepted_(intercepted_collectives()) {
+interception::interception() : intercepted_(intercepted_from_environment()) {
   try {
     verbose_ = detail::verbose();
   } catch (const error& e) {

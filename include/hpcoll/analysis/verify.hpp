@@ -269,7 +269,8 @@ private:
   }
 
   static void copy_cells(const span_ref& from, const span_ref& to) {
-    if (from.mem == to.mem && from.first == to.first) return;
+    // An empty span may have no storage (data() null), which memmove must not be given.
+    if (from.count == 0 || (from.mem == to.mem && from.first == to.first)) return;
     // Cells are trivially copyable; memmove also covers overlapping copies.
     std::memmove(static_cast<void*>(to.mem->data() + to.first), from.mem->data() + from.first,
                  from.count * sizeof(cell));
