@@ -4,7 +4,7 @@
 // process, up to a million ranks — and how long each prediction takes.
 //
 //   hpcoll_hierarchy [--nodes=2,16,...] [--ppn=1,8,64] [--sizes=MIN:MAX[:FACTOR]] [--elem=BYTES]
-//                    [--collectives=allreduce,bcast,allgather,alltoall] [--check]
+//                    [--collectives=allreduce,bcast,reduce,allgather,alltoall] [--check]
 //                    [--alpha=S] [--beta=S] [--gamma=S] [--inter-alpha=S] [--inter-beta=S] [--port-beta=S]
 //                    [--out=FILE.json]
 //
@@ -37,7 +37,7 @@ namespace json = hpcoll_bench::json;
 
 struct options {
   hpcoll::machine m{};
-  std::vector<std::string> collectives{"allreduce", "bcast", "allgather", "alltoall"};
+  std::vector<std::string> collectives{"allreduce", "bcast", "reduce", "allgather", "alltoall"};
   std::vector<int> nodes{2, 4, 16, 64, 256, 1024, 4096, 16384};
   std::vector<int> ppn{1, 8, 64};
   hpcoll_bench::size_range sizes{8, std::size_t{16} << 20, 4};
@@ -117,6 +117,9 @@ void run(const options& o, std::vector<prediction_row>& rows) {
           if (c == "bcast")
             predict_all<S::hierarchical<S::binomial, S::binomial>, S::hierarchical<S::binomial, S::scatter_ring_allgather>>(
                 hpcoll::bcast_shape{0, p, 0, count, o.elem}, b, nodes, o, rows, c, ppn);
+          if (c == "reduce")
+            predict_all<S::hierarchical<S::binomial, S::binomial>>(
+                hpcoll::reduce_shape{0, p, 0, count, true, false, o.elem}, b, nodes, o, rows, c, ppn);
           if (c == "allgather")
             predict_all<S::hierarchical<S::binomial, S::recursive_doubling>, S::hierarchical<S::binomial, S::ring>>(
                 hpcoll::allgather_shape{0, p, count, false, o.elem}, b, nodes, o, rows, c, ppn);
@@ -183,8 +186,8 @@ int main(int argc, char** argv) {
          return e;
        }), "bytes per element (default 8)")
       ("collectives", hpcoll_bench::value_of(&o.collectives, "a,b", [](const std::string& t) {
-         return hpcoll_bench::parse_names(t, {"allreduce", "bcast", "allgather", "alltoall"});
-       }), "any of allreduce, bcast, allgather, alltoall (default all)")
+         return hpcoll_bench::parse_names(t, {"allreduce", "bcast", "reduce", "allgather", "alltoall"});
+       }), "any of allreduce, bcast, reduce, allgather, alltoall (default all)")
       ("check", hpcoll_bench::po::bool_switch(&o.check), "compare with the walk of every rank where it is affordable")
       ("alpha", seconds(&o.m.alpha, "S"), "latency inside a node (default hpcoll::machine{}; likewise below)")
       ("beta", seconds(&o.m.beta, "S"), "seconds per byte inside a node")

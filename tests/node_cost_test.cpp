@@ -6,6 +6,7 @@
 
 #include <hpcoll/hpcoll.hpp>
 #include <hpcoll/select/dispatch.hpp>
+#include <hpcoll/schedule/hierarchical.hpp>
 #include <hpcoll/select/node_cost.hpp>
 
 #include <cmath>
@@ -147,16 +148,31 @@ TEST_CASE("node_cost.sampled_walk") {
       for (const std::size_t n : {std::size_t{1}, 4 * P, 4 * P + 3}) {
         const bool alike = n % P == 0;
         for (const int root : {0, p / 3, p - 1}) {
-          c.each_candidate(hpcoll::bcast_shape{0, p, root, n, 8}, nodes, alike);
-          c.each_candidate(hpcoll::reduce_shape{0, p, root, n, true, false, 8}, nodes, true);
+          const hpcoll::bcast_shape bcast{0, p, root, n, 8};
+          c.each_candidate(bcast, nodes, alike);
+          c.check<S::hierarchical<S::binomial, S::binomial>>(bcast, nodes, alike);
+          c.check<S::hierarchical<S::binomial, S::scatter_ring_allgather>>(bcast, nodes, alike);
+          const hpcoll::reduce_shape reduce{0, p, root, n, true, false, 8};
+          c.each_candidate(reduce, nodes, true);
+          c.check<S::hierarchical<S::binomial, S::binomial>>(reduce, nodes, alike);
         }
-        c.each_candidate(hpcoll::allreduce_shape{0, p, n, true, false, 8}, nodes, alike);
+        const hpcoll::allreduce_shape allreduce{0, p, n, true, false, 8};
+        c.each_candidate(allreduce, nodes, alike);
+        c.check<S::hierarchical<S::binomial, S::recursive_doubling>>(allreduce, nodes, alike);
+        c.check<S::hierarchical<S::binomial, S::ring>>(allreduce, nodes, alike);
+        c.check<S::multi_leader<S::binomial, S::rabenseifner>>(allreduce, nodes, alike);
+        c.check<S::multi_leader<S::linear, S::ring>>(allreduce, nodes, alike);
       }
       for (const std::size_t n : {std::size_t{1}, std::size_t{64}}) {
         c.each_candidate(hpcoll::gather_shape{0, p, p / 3, n, false, 8}, nodes, true);
-        c.each_candidate(hpcoll::allgather_shape{0, p, n, false, 8}, nodes, true);
+        const hpcoll::allgather_shape allgather{0, p, n, false, 8};
+        c.each_candidate(allgather, nodes, true);
+        c.check<S::hierarchical<S::binomial, S::ring>>(allgather, nodes, true);
         c.each_candidate(hpcoll::reduce_scatter_block_shape{0, p, n, true, false, 8}, nodes, true);
-        c.each_candidate(hpcoll::alltoall_shape{0, p, n, false, 8}, nodes, true);
+        const hpcoll::alltoall_shape alltoall{0, p, n, false, 8};
+        c.each_candidate(alltoall, nodes, true);
+        c.check<S::hierarchical<S::linear, S::pairwise>>(alltoall, nodes, true);
+        c.check<S::hierarchical<S::binomial, S::bruck>>(alltoall, nodes, true);
       }
     }
   }

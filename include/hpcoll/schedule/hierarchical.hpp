@@ -9,6 +9,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -157,6 +158,9 @@ private:
 /// in place already).
 class node_order_copy_plan {
 public:
+  /// The same copies on every node's ranks (round_nodes_alike).
+  static constexpr bool nodes_alike = true;
+
   constexpr node_order_copy_plan(const node_layout& nodes, std::size_t n, std::size_t stride, bool active)
       : nodes_(&nodes), n_(n), stride_(stride), active_(active) {}
   constexpr int rounds() const { return 1; }
@@ -187,6 +191,8 @@ private:
 class alltoall_regroup_plan {
 public:
   enum class direction : bool { pack, unpack };
+  /// Every node's leader copies as many blocks of the same size (round_nodes_alike).
+  static constexpr bool nodes_alike = true;
   constexpr alltoall_regroup_plan(const node_layout& nodes, int node, bool leader, std::size_t n, direction dir,
                                   std::size_t from, std::size_t to)
       : nodes_(&nodes), node_(node), leader_(leader), dir_(dir), n_(n), from_(from), to_(to) {}
@@ -256,6 +262,11 @@ int most_rounds_on_nodes(const node_layout& nodes, int root_node, int root_local
   return most;
 }
 
+/// The slices whose counts are all the counts there are: the first (the
+/// larger count) and the last. A plan's rounds depend on its ranks and
+/// elements, not on which rank asks or roots it, so these two bound every slice.
+constexpr std::array<int, 2> slices_of_each_count(const block_layout& slices) { return {0, slices.parts - 1}; }
+
 /// The most rounds a node_slices_plan takes on any node.
 template <class S, class Shape>
 int most_slice_rounds(const node_layout& nodes, const Shape& on_node, const block_layout& slices) {
@@ -263,7 +274,7 @@ int most_slice_rounds(const node_layout& nodes, const Shape& on_node, const bloc
   for (int k : nodes.node_sizes()) {
     Shape s = on_node;
     s.size = k;
-    for (int i = 0; i < slices.parts; ++i)
+    for (int i : slices_of_each_count(slices))
       most = std::max(most, plan_for<S>(node_slices_plan<S, Shape>::slice(s, 0, slices, i, false)).rounds());
   }
   return most;
@@ -502,7 +513,8 @@ struct multi_leader {
       return allreduce_shape{rank, nodes.nodes(), slices.count(i), s.commutative, true, s.elem_size};
     };
     int across_rounds = 0;
-    for (int i = 0; i < leaders; ++i) across_rounds = std::max(across_rounds, plan_for<Inter>(across(0, i)).rounds());
+    for (int i : hierarchy::slices_of_each_count(slices))
+      across_rounds = std::max(across_rounds, plan_for<Inter>(across(0, i)).rounds());
     const buffer_map::target slice{buffer::output, slices.offset(mine)};
     const group_plan among(plan_for<Inter>(across(holds ? node : 0, mine)), holds, across_rounds,
                            rank_map{nodes.all_members().data() + mine, -1, -1, nodes.node_starts().data()},

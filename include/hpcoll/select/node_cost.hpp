@@ -144,7 +144,9 @@ inline constexpr long long node_walk_budget = 1LL << 26;
 
 /// predict_on_nodes() as fast as the plans allow above 64 ranks, on nodes of
 /// one size numbered node by node, for schedules that declare `sampled_cost`
-/// and calls whose blocks are alike: a round alike on every node
+/// or are node-aware (their phases on each node declare which rounds are
+/// alike; the phases among nodes walk every node within the budget) and
+/// calls whose blocks are alike: a round alike on every node
 /// (round_nodes_alike) walks the first and the last node; any other round
 /// walks every node while the call's rounds × ranks stay within
 /// detail::node_walk_budget — so far the result is predict_on_nodes()'s —
@@ -154,7 +156,7 @@ inline constexpr long long node_walk_budget = 1LL << 26;
 template <class S, class Shape>
   requires serves<S, Shape>
 prediction predict_on_nodes_sampled(const Shape& shape, const machine& m, const node_layout& nodes) {
-  if (!samples_ranks<S> || shape.size <= detail::sampled_above || !detail::blocks_alike(shape) ||
+  if (!(samples_ranks<S> || uses_node_layout<S>) || shape.size <= detail::sampled_above || !detail::blocks_alike(shape) ||
       !nodes.ranks_consecutive() || nodes.min_node_size() != nodes.max_node_size())
     return predict_on_nodes<S>(shape, m, nodes);
   Shape call = shape;
