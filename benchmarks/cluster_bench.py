@@ -2,12 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """./hpcoll bench --cluster: hpcoll_bench on the emulated cluster (scripts/cluster.sh;
 docs/hierarchy.md, "Emulated cluster"): allreduce, bcast, allgather and alltoall with every
-flat schedule, the dispatcher ("default"), native Open MPI as configured ("native") and native
+flat schedule, the node-aware schedules (hierarchical, multi_leader), the dispatcher ("default"), native Open MPI as configured ("native") and native
 with HAN forced ("native_han", --mca coll_han_priority 100), into results/cluster-<UTC>/:
 report.md, report.json and each run's Google Benchmark JSON and log.
 
-Schedules that are not among the dispatcher's candidates (e.g. hierarchical ones before the
-dispatcher knows them) are timed with --force COLL=SCHEDULE (repeatable): a run with
+Schedules the dispatcher can name but does not time here are timed with --force COLL=SCHEDULE (repeatable): a run with
 HPCOLL_<COLL>=SCHEDULE whose "default" rows are reported as "forced:SCHEDULE". FORCED_SCHEDULES
 below lists those run by default."""
 import argparse
@@ -27,6 +26,7 @@ COLLECTIVES = ("allreduce", "bcast", "allgather", "alltoall")
 # schedules the dispatcher does not list as candidates.
 FORCED_SCHEDULES = ()
 HAN_MCA = ["--mca", "coll_han_priority", "100"]
+NODE_AWARE_PREFIXES = ("hierarchical<", "multi_leader<")
 # Open MPI's coll framework says per communicator which component it selected; the report
 # keeps HAN's lines, the proof that HAN served the native_han rows.
 HAN_VERBOSE = ["--mca", "coll_base_verbose", "10"]
@@ -56,6 +56,11 @@ def parse_force(text):
         raise argparse.ArgumentTypeError(f"--force takes COLL=SCHEDULE with COLL one of {', '.join(COLLECTIVES)} "
                                          f"(got {text!r})")
     return coll, schedule
+
+
+def is_node_aware(label):
+    """A node-aware schedule's row (hpcoll_bench --hpcoll_node_aware)."""
+    return label.startswith(NODE_AWARE_PREFIXES)
 
 
 def main():
@@ -100,7 +105,7 @@ def main():
         if not args.quick else []
     common = repeat + [f"--hpcoll_collectives={','.join(collectives)}", f"--hpcoll_sizes={sizes}",
               f"--benchmark_min_time={min_time:g}", "--hpcoll_no_memcpy"]
-    runs = [("flat", [], [], common)]
+    runs = [("flat", [], [], common + ["--hpcoll_node_aware"])]
     if not args.no_han:
         runs.append(("native_han", HAN_MCA + HAN_VERBOSE, [],
                      common + ["--hpcoll_only_native", "--hpcoll_native_label=native_han"]))
@@ -163,7 +168,8 @@ def main():
     L = bc.report_opening("Emulated cluster", meta)
     L += [f"- Date: {meta['date']}; duration {bc.fmt_seconds(seconds)}",
           f"- {f'Medians of {REPETITIONS} repetitions' if repeat else 'One repetition'}, in µs of the slowest rank per call; "
-          "best flat = the fastest hpcoll schedule forced, dispatcher = hpcoll's free function.", ""]
+          "best flat = the fastest flat hpcoll schedule, best node-aware = the fastest hierarchical or "
+          "multi_leader one, dispatcher = hpcoll's free function.", ""]
     if args.quick:
         L += ["**--quick run**: a check that everything runs, not a measurement.", ""]
     if han_used is not None:
@@ -173,18 +179,25 @@ def main():
         if not keys:
             continue
         L += [f"## {coll}", ""]
-        header = ["size", "best flat", "schedule", "dispatcher", "native", "native HAN"] + \
-                 [f"forced:{s}" for c, s in forced if c == coll]
+        header = ["size", "best flat", "schedule", "best node-aware", "schedule", "node-aware ÷ flat",
+                  "dispatcher", "native", "native HAN"] + [f"forced:{s}" for c, s in forced if c == coll]
         body = []
         for size in keys:
             r = rows[(coll, size)]
-            flat = {k: v for k, v in r.items() if bc.is_candidate(k) and not k.startswith("forced:")}
+            hpcoll_rows = {k: v for k, v in r.items() if bc.is_candidate(k) and not k.startswith("forced:")}
+            flat = {k: v for k, v in hpcoll_rows.items() if not is_node_aware(k)}
+            aware = {k: v for k, v in hpcoll_rows.items() if is_node_aware(k)}
             best = min(flat, key=flat.get) if flat else None
-            cells = [bc.fmt_bytes(size), bc.f2(flat.get(best), ".1f") if best else "-", best or "-"]
+            best_aware = min(aware, key=aware.get) if aware else None
+            ratio = aware[best_aware] / flat[best] if best and best_aware and flat[best] > 0 else None
+            cells = [bc.fmt_bytes(size), bc.f2(flat.get(best), ".1f") if best else "-", best or "-",
+                     bc.f2(aware.get(best_aware), ".1f") if best_aware else "-", best_aware or "-",
+                     bc.f2(ratio, ".2f") if ratio is not None else "-"]
             cells += [bc.f2(r.get(k), ".1f") if r.get(k) is not None else "-"
                       for k in ["default", "native", "native_han"] + [f"forced:{s}" for c, s in forced if c == coll]]
             body.append(cells)
-            table.append({"collective": coll, "size": size, "us": r, "best_flat": best})
+            table.append({"collective": coll, "size": size, "us": r, "best_flat": best, "best_node_aware": best_aware,
+                          "node_aware_over_flat": ratio})
         L += bc.md_table(header, body).splitlines() + [""]
     bc.write_reports(out, {"format": "hpcoll-cluster-bench-1", "meta": meta, "rows": table,
                            "han_verbose": han_used}, "\n".join(L))

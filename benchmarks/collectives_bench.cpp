@@ -3,7 +3,7 @@
 // that serves it, next to the free function ("default") and the native MPI call.
 //
 //   mpiexec -n P hpcoll_bench [--hpcoll_collectives=a,b] [--hpcoll_sizes=MIN:MAX]
-//                             [--hpcoll_native_label=LABEL] [--hpcoll_only_native]
+//                             [--hpcoll_native_label=LABEL] [--hpcoll_only_native] [--hpcoll_node_aware]
 //                             [--hpcoll_no_memcpy] [--hpcoll_decisions_out=FILE [--hpcoll_decisions_only]]
 //                             [--benchmark_*...]
 //
@@ -14,7 +14,8 @@
 // bytes, and a size with an empty block is skipped. The memcpy/copy/<S> rows
 // time one core's memory copy on rank 0 while the other ranks sleep. The
 // schedules of a collective are the dispatcher's candidates
-// (hpcoll::schedule::candidates); --hpcoll_decisions_out writes, per row, the
+// (hpcoll::schedule::candidates), and with --hpcoll_node_aware the node-aware
+// schedules too (node_aware.hpp); --hpcoll_decisions_out writes, per row, the
 // dispatcher's choice for it and every candidate's predicted time (JSON), and
 // --hpcoll_decisions_only stops there.
 //
@@ -52,6 +53,7 @@
 #include <vector>
 
 #include "json_out.hpp"
+#include "node_aware.hpp"
 #include "options.hpp"
 #include "run_info.hpp"
 
@@ -76,6 +78,7 @@ struct options {
   hpcoll_bench::size_range sizes{4, std::size_t{16} << 20};
   std::string native_label = "native";
   bool only_native = false;
+  bool node_aware = false;
   bool no_memcpy = false;
   std::string decisions_out;    // --hpcoll_decisions_out=FILE
   bool decisions_only = false;  // --hpcoll_decisions_only: write them and run nothing
@@ -405,10 +408,12 @@ std::size_t row_bytes(const call_args& a) {
 template <class D>
 void register_collective(const options& o, const hpcoll::communicator& comm, buffers& buf) {
   const std::size_t p = static_cast<std::size_t>(comm.size());
-  auto rows = hana::concat(hana::tuple_t<native_call, default_call>, hpcoll::schedule::candidates<typename D::shape>);
+  auto rows = hana::concat(hana::concat(hana::tuple_t<native_call, default_call>, hpcoll::schedule::candidates<typename D::shape>),
+                           hpcoll_bench::node_aware_schedules<typename D::shape>);
   hana::for_each(rows, [&](auto schedule_type) {
     using Sch = typename decltype(schedule_type)::type;
     if (o.only_native && !std::is_same_v<Sch, native_call>) return;
+    if (!o.node_aware && hpcoll::uses_node_layout<Sch>) return;
     const std::string label = schedule_label(o, schedule_type);
     for (std::size_t nominal : sizes(o)) {
       std::optional<call_args> a = args_for<D>(comm, buf, nominal);
@@ -655,6 +660,8 @@ hpcoll_bench::command_line command_line_for(options& o, output_file& f, std::str
       ("hpcoll_native_label", hpcoll_bench::value_of(&o.native_label, "LABEL", parse_label),
        "the schedule name of the native MPI rows (default native)")
       ("hpcoll_only_native", po::bool_switch(&o.only_native), "only the native MPI rows (no memcpy rows either)")
+      ("hpcoll_node_aware", po::bool_switch(&o.node_aware),
+       "also the node-aware schedules (hierarchical, multi_leader) of allreduce, bcast, reduce, allgather, alltoall")
       ("hpcoll_no_memcpy", po::bool_switch(&o.no_memcpy), "no memcpy/copy/<S> rows")
       ("hpcoll_decisions_out", po::value(&o.decisions_out)->value_name("FILE"),
        "write the dispatcher's choice and every candidate's predicted time per row (JSON, rank 0)")

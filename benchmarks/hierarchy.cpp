@@ -15,13 +15,14 @@
 // the largest difference.
 #include <hpcoll/hpcoll.hpp>
 #include <hpcoll/select/dispatch.hpp>
-#include <hpcoll/schedule/hierarchical.hpp>
 #include <hpcoll/select/node_cost.hpp>
 
 #include "json_out.hpp"
+#include "node_aware.hpp"
 #include "options.hpp"
 
 #include <algorithm>
+#include <boost/hana/for_each.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -90,14 +91,15 @@ void predict_one(const Shape& shape, std::size_t bytes, const hpcoll::node_layou
 }
 
 /// Predicts every flat candidate of Shape's collective (the dispatcher's) and
-/// the node-aware schedules Hierarchical... for one layout and size.
-template <class... Hierarchical, class Shape>
+/// its node-aware schedules (node_aware.hpp) for one layout and size.
+template <class Shape>
 void predict_all(const Shape& shape, std::size_t bytes, const hpcoll::node_layout& nodes, const options& o,
                  std::vector<prediction_row>& rows, const std::string& collective, int ppn) {
-  S::for_each_candidate<Shape>([&](auto type, std::size_t) {
+  const auto one = [&](auto type, auto...) {
     predict_one<typename decltype(type)::type>(shape, bytes, nodes, o, rows, collective, ppn);
-  });
-  (predict_one<Hierarchical>(shape, bytes, nodes, o, rows, collective, ppn), ...);
+  };
+  S::for_each_candidate<Shape>(one);
+  boost::hana::for_each(hpcoll_bench::node_aware_schedules<Shape>, one);
 }
 
 void run(const options& o, std::vector<prediction_row>& rows) {
@@ -110,22 +112,11 @@ void run(const options& o, std::vector<prediction_row>& rows) {
         const std::size_t count = std::max<std::size_t>(1, bytes / o.elem);
         for (const std::string& c : o.collectives) {
           const std::size_t b = count * o.elem;
-          if (c == "allreduce")
-            predict_all<S::hierarchical<S::binomial, S::recursive_doubling>, S::hierarchical<S::binomial, S::rabenseifner>,
-                        S::multi_leader<S::binomial, S::recursive_doubling>, S::multi_leader<S::binomial, S::rabenseifner>>(
-                hpcoll::allreduce_shape{0, p, count, true, false, o.elem}, b, nodes, o, rows, c, ppn);
-          if (c == "bcast")
-            predict_all<S::hierarchical<S::binomial, S::binomial>, S::hierarchical<S::binomial, S::scatter_ring_allgather>>(
-                hpcoll::bcast_shape{0, p, 0, count, o.elem}, b, nodes, o, rows, c, ppn);
-          if (c == "reduce")
-            predict_all<S::hierarchical<S::binomial, S::binomial>>(
-                hpcoll::reduce_shape{0, p, 0, count, true, false, o.elem}, b, nodes, o, rows, c, ppn);
-          if (c == "allgather")
-            predict_all<S::hierarchical<S::binomial, S::recursive_doubling>, S::hierarchical<S::binomial, S::ring>>(
-                hpcoll::allgather_shape{0, p, count, false, o.elem}, b, nodes, o, rows, c, ppn);
-          if (c == "alltoall")
-            predict_all<S::hierarchical<S::linear, S::pairwise>, S::hierarchical<S::binomial, S::bruck>>(
-                hpcoll::alltoall_shape{0, p, count, false, o.elem}, b, nodes, o, rows, c, ppn);
+          if (c == "allreduce") predict_all(hpcoll::allreduce_shape{0, p, count, true, false, o.elem}, b, nodes, o, rows, c, ppn);
+          if (c == "bcast") predict_all(hpcoll::bcast_shape{0, p, 0, count, o.elem}, b, nodes, o, rows, c, ppn);
+          if (c == "reduce") predict_all(hpcoll::reduce_shape{0, p, 0, count, true, false, o.elem}, b, nodes, o, rows, c, ppn);
+          if (c == "allgather") predict_all(hpcoll::allgather_shape{0, p, count, false, o.elem}, b, nodes, o, rows, c, ppn);
+          if (c == "alltoall") predict_all(hpcoll::alltoall_shape{0, p, count, false, o.elem}, b, nodes, o, rows, c, ppn);
         }
         if (bytes >= o.sizes.max) break;
       }
