@@ -5,7 +5,7 @@
 //
 //   hpcoll_hierarchy [--nodes=2,16,...] [--ppn=1,8,64] [--sizes=MIN:MAX[:FACTOR]] [--elem=BYTES]
 //                    [--collectives=allreduce,bcast,reduce,allgather,alltoall] [--check]
-//                    [--alpha=S] [--beta=S] [--gamma=S] [--inter-alpha=S] [--inter-beta=S] [--port-beta=S]
+//                    [--machine=FILE] [--alpha=S] [--beta=S] [--gamma=S] [--inter-alpha=S] [--inter-beta=S] [--port-beta=S]
 //                    [--out=FILE.json]
 //
 // Ranks are numbered node by node. Sizes follow MPI's count convention (the
@@ -164,7 +164,16 @@ int main(int argc, char** argv) {
   options o;
   o.command = hpcoll_bench::command_text(argc, argv);
   hpcoll_bench::command_line cl{"hpcoll_hierarchy", "usage: hpcoll_hierarchy [options]   (no MPI: the two-level cost model)"};
-  const auto seconds = [](double* store, const char* name) { return hpcoll_bench::value_of(store, name, nonnegative); };
+  // A parameter given on the command line overrides --machine's value, whatever their order.
+  std::vector<std::pair<double*, double>> given;
+  const auto seconds = [&given](double* store, const char* name) {
+    return hpcoll_bench::value_of(store, name, [&given, store](const std::string& t) {
+      const double v = nonnegative(t);
+      given.emplace_back(store, v);
+      return v;
+    });
+  };
+  std::string machine_file;
   cl.options.add_options()
       ("nodes", hpcoll_bench::value_of(&o.nodes, "N,N,...", parse_counts), "node counts (default 2 .. 16384)")
       ("ppn", hpcoll_bench::value_of(&o.ppn, "K,K,...", parse_counts), "ranks per node (default 1,8,64)")
@@ -180,6 +189,8 @@ int main(int argc, char** argv) {
          return hpcoll_bench::parse_names(t, {"allreduce", "bcast", "reduce", "allgather", "alltoall"});
        }), "any of allreduce, bcast, reduce, allgather, alltoall (default all)")
       ("check", hpcoll_bench::po::bool_switch(&o.check), "compare with the walk of every rank where it is affordable")
+      ("machine", hpcoll_bench::value_of(&machine_file, "FILE", [](const std::string& t) { return t; }),
+       "a machine file (./hpcoll calibrate's) instead of the built-in defaults; the options below override it")
       ("alpha", seconds(&o.m.alpha, "S"), "latency inside a node (default hpcoll::machine{}; likewise below)")
       ("beta", seconds(&o.m.beta, "S"), "seconds per byte inside a node")
       ("gamma", seconds(&o.m.gamma, "S"), "seconds per byte reduced")
@@ -191,6 +202,10 @@ int main(int argc, char** argv) {
   const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, true);
   if (parsed.exit) return *parsed.exit;
   try {
+    if (!machine_file.empty()) {
+      o.m = hpcoll::load_machine_profile(machine_file).base;
+      for (const auto& [store, value] : given) *store = value;
+    }
     std::vector<prediction_row> rows;
     run(o, rows);
     print(rows, o);

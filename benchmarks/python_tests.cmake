@@ -11,6 +11,7 @@
 #   bench.barnes_hut_experiment test_barnes_hut_experiment.py barnes_hut_experiment.py (./hpcoll bench --barnes-hut): plan, flags, speed-ups, report
 #   bench.pmpi_report   test_pmpi_report.py  pmpi_report.py (./hpcoll bench --pmpi): reading the runs, ratios, help
 #   bench.hierarchy_report test_hierarchy_report.py hierarchy_report.py (hpcoll_hierarchy's plots): best per family, files
+#   bench.cluster_model test_cluster_model.py cluster_model.py (the model against the emulated cluster): cells, 25 % rule
 # Run them alone: ctest -L python (or /usr/bin/python3 benchmarks/<file>.py -v).
 
 # Python and matplotlib are dependencies of ./hpcoll bench and tune (./hpcoll deps
@@ -47,3 +48,4 @@ hpcoll_python_test(dijkstra_experiment test_dijkstra_experiment.py)
 hpcoll_python_test(barnes_hut_experiment test_barnes_hut_experiment.py)
 hpcoll_python_test(pmpi_report test_pmpi_report.py)
 hpcoll_python_test(hierarchy_report test_hierarchy_report.py)
+hpcoll_python_test(cluster_model test_cluster_model.py)
