@@ -5,8 +5,8 @@
 #pragma once
 
 #include <hpcoll/plan/shape.hpp>
-#include <hpcoll/schedule/hierarchical.hpp>
 #include <hpcoll/schedule/all.hpp>
+#include <hpcoll/schedule/hierarchical.hpp>
 
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/type.hpp>
