@@ -1508,8 +1508,9 @@ TEST_CASE("async.failure_in_flight") {
   // that completes the request raises it (an hpcoll::error renamed after
   // collective and schedule, anything else as it is, like the blocking form);
   // the request is complete afterwards, a persistent one can run again.
-  // Reduce<linear> with root 0: only the root combines, after all messages
-  // of its round have arrived, so the other ranks finish normally.
+  // Reduce<linear> with root 0: only the root combines, one message a round;
+  // after the op throws its rounds go on without reducing, so every message
+  // is received and the other ranks finish normally.
   const hpcoll::communicator c(MPI_COMM_WORLD);
   const int root = 0;
   const bool fails = c.rank() == root && c.size() > 1;
@@ -1523,6 +1524,13 @@ TEST_CASE("async.failure_in_flight") {
   CHECK(error_of<std::exception>([&] { hpcoll::Reduce<S::linear>{}(c, in, out, throwing_sum{}, root); }) == plain);
   arm(2);
   CHECK(error_of([&] { hpcoll::Reduce<S::linear>{}(c, in, out, throwing_sum{}, root); }) == named);
+  // No message of the failed calls is left unreceived, to meet a later call
+  // (the second barrier: no rank sends for the next call before all have looked).
+  MPI_Barrier(c.native());
+  int left = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, c.native(), &left, MPI_STATUS_IGNORE);
+  CHECK(left == 0);
+  MPI_Barrier(c.native());
 
   for_each_policy([&]<class P>() {
     const std::string policy = std::string("policy ") + policy_name<P>();

@@ -8,7 +8,9 @@
 #include <climits>
 #include <cstddef>
 #include <cstring>
+#include <exception>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "../datatype.hpp"
@@ -111,6 +113,13 @@ inline void abandon(std::span<MPI_Request> requests) noexcept {
 /// round's messages. `steps` and `requests` are the caller's working storage,
 /// kept between begin() and finish() of a round (which a nonblocking
 /// operation may call on two runners made over the same storage).
+///
+/// A reduction that throws (the op is the caller's) stops the reductions, not
+/// the rounds, when the caller gives keep_op_failure() a place for it: every
+/// message of the call is still sent and received, so no peer waits for a
+/// message that never comes and none is left unreceived to meet a later call;
+/// the first exception is raised when the rounds end (run, advance,
+/// raise_op_failure). Without that place it is raised at once.
 template <class T, class Op>
 class round_runner {
 public:
@@ -142,10 +151,20 @@ public:
       const T* incoming = mem_.at(s.a);
       const T* other = mem_.at(s.b);
       if (s.incoming_left)
-        combine(mem_.at(s.dst), incoming, other, s.dst.count, op_);
+        reduce(mem_.at(s.dst), incoming, other, s.dst.count);
       else
-        combine(mem_.at(s.dst), other, incoming, s.dst.count, op_);
+        reduce(mem_.at(s.dst), other, incoming, s.dst.count);
     }
+  }
+
+  /// Where a throwing reduction's exception waits for the end of the rounds.
+  round_runner& keep_op_failure(std::exception_ptr& slot) noexcept {
+    op_failure_ = &slot;
+    return *this;
+  }
+  /// Raises (once) what a reduction threw in the rounds run so far.
+  void raise_op_failure() const {
+    if (op_failure_ && *op_failure_) std::rethrow_exception(std::exchange(*op_failure_, nullptr));
   }
 
   /// Rounds [first, rounds) to the end, blocking (see run_round).
@@ -157,6 +176,7 @@ public:
       plan.round(r, step_sink(*steps_));
       run_round(*steps_, round_summary::of(*steps_));
     }
+    raise_op_failure();
   }
 
   /// One round, blocking: a round of at most one send and one receive of one
@@ -215,6 +235,7 @@ public:
       posted = false;
       ++round;
     }
+    raise_op_failure();
     return true;
   }
 
@@ -236,8 +257,18 @@ private:
         const T* from = mem_.at(s.a);
         if (to != from && s.dst.count) std::memcpy(static_cast<void*>(to), from, s.dst.count * sizeof(T));
       } else if (s.kind == step_kind::reduce) {
-        combine(mem_.at(s.dst), mem_.at(s.a), mem_.at(s.b), s.dst.count, op_);
+        reduce(mem_.at(s.dst), mem_.at(s.a), mem_.at(s.b), s.dst.count);
       }
+    }
+  }
+
+  void reduce(T* dst, const T* left, const T* right, std::size_t n) {
+    if (!op_failure_) return combine(dst, left, right, n, op_);
+    if (*op_failure_) return;  // the call has failed: its results are void
+    try {
+      combine(dst, left, right, n, op_);
+    } catch (...) {
+      *op_failure_ = std::current_exception();
     }
   }
 
@@ -290,6 +321,7 @@ private:
   std::vector<step>* steps_ = nullptr;  ///< where a plan's round is emitted (begin, run)
   std::span<const step> round_;        ///< the steps of the current round
   std::vector<MPI_Request>& requests_;
+  std::exception_ptr* op_failure_ = nullptr;  ///< keep_op_failure()'s place
 };
 
 /// Runs `plan` on this rank. `comm` and `tag` must be the same on every rank
@@ -299,7 +331,8 @@ void execute_mpi(MPI_Comm comm, int tag, const Plan& plan, const T* input, T* ou
   const thread_lease<scratch_block> scratch;
   const buffers<T> mem{input, output, scratch->reserve<T>(plan.scratch_elems())};
   const thread_lease<round_workspace> ws;
-  round_runner<T, Op>(comm, tag, mem, op, ws->steps, ws->requests).run(plan);
+  std::exception_ptr op_failure;
+  round_runner<T, Op>(comm, tag, mem, op, ws->steps, ws->requests).keep_op_failure(op_failure).run(plan);
 }
 
 }  // namespace hpcoll::detail

@@ -200,10 +200,20 @@ public:
         mem_{input, output, scratch_.reserve<T>(plan_.scratch_elems())} {}
 
 private:
-  round_runner<T, Op> runner() { return {comm().native(), tag_, mem_, op_, steps_, requests_}; }
-  bool post_first() override { return runner().post_first(plan_, posted_); }
+  round_runner<T, Op> runner() {
+    round_runner<T, Op> r{comm().native(), tag_, mem_, op_, steps_, requests_};
+    r.keep_op_failure(op_failure_);
+    return r;
+  }
+  bool post_first() override {
+    op_failure_ = nullptr;
+    return runner().post_first(plan_, posted_);
+  }
   bool advance_rounds() override { return runner().advance(plan_, round_, posted_); }
-  void run_rounds() override { runner().run(plan_); }
+  void run_rounds() override {
+    op_failure_ = nullptr;
+    runner().run(plan_);
+  }
   void abandon_messages() noexcept override { runner().abandon_round(); }
 
   owned_shape<Shape> shape_;
@@ -213,6 +223,7 @@ private:
   buffers<T> mem_;
   std::vector<step> steps_;
   std::vector<MPI_Request> requests_;
+  std::exception_ptr op_failure_;  ///< what the op threw in this run (round_runner::keep_op_failure)
 };
 
 /// An operation for one call; `make_plan(shape)` builds the plan from the

@@ -10,6 +10,7 @@
 #include <concepts>
 #include <optional>
 #include <cstddef>
+#include <exception>
 #include <span>
 #include <tuple>
 #include <utility>
@@ -153,8 +154,11 @@ void execute_choice(MPI_Comm comm, int tag, const Choice& choice, const Shape& s
         std::optional<thread_lease<scratch_block>> scratch;
         if (plan->scratch_elems() != 0) scratch.emplace();
         const buffers<T> mem{input, output, scratch ? (*scratch)->template reserve<T>(plan->scratch_elems()) : nullptr};
+        std::exception_ptr op_failure;
         round_runner<T, Op> runner(comm, tag, mem, op, plans.requests);
+        runner.keep_op_failure(op_failure);
         for (const recorded_plan::round& r : plan->rounds()) runner.run_round(plan->steps(r), r.summary);
+        runner.raise_op_failure();
         return;
       }
     }
