@@ -137,23 +137,11 @@ struct options {
   std::string command;
 };
 
-double nonnegative(const std::string& text) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !(v >= 0)) throw std::invalid_argument("'" + text + "' is not a number >= 0");
-  return v;
-}
-
 /// --p: a comma list of rank counts.
 std::vector<int> parse_ranks(const std::string& text) {
   std::vector<int> out;
   for (const std::string& t : hpcoll_bench::split(text, ',')) {
-    const double p = nonnegative(t);
+    const double p = hpcoll_bench::parse_nonnegative(t);
     if (p < 1 || p > 1 << 30 || p != std::floor(p)) throw std::invalid_argument("'" + t + "' is not a rank count");
     out.push_back(static_cast<int>(p));
   }
@@ -183,7 +171,9 @@ std::size_t parse_elem(const std::string& text) {
 hpcoll_bench::command_line command_line_for(options& o) {
   namespace po = hpcoll_bench::po;
   hpcoll_bench::command_line cl{"hpcoll_crossover", "usage: hpcoll_crossover [options]   (no MPI: the simulator)"};
-  const auto seconds = [](double* store, const char* name) { return hpcoll_bench::value_of(store, name, nonnegative); };
+  const auto seconds = [](double* store, const char* name) {
+    return hpcoll_bench::value_of(store, name, hpcoll_bench::parse_nonnegative);
+  };
   cl.options.add_options()
       ("alpha", seconds(&o.m.alpha, "S"), "latency, seconds (default hpcoll::machine{}; likewise below)")
       ("beta", seconds(&o.m.beta, "S"), "seconds per byte sent")

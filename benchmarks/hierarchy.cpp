@@ -55,18 +55,6 @@ struct prediction_row {
   double seconds, walk_seconds, full_difference;
 };
 
-double nonnegative(const std::string& text) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != text.size() || !(v >= 0)) throw std::invalid_argument("'" + text + "' is not a number >= 0");
-  return v;
-}
-
 std::vector<int> parse_counts(const std::string& text) {
   std::vector<int> out;
   for (const std::string& t : hpcoll_bench::split(text, ','))
@@ -168,7 +156,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<double*, double>> given;
   const auto seconds = [&given](double* store, const char* name) {
     return hpcoll_bench::value_of(store, name, [&given, store](const std::string& t) {
-      const double v = nonnegative(t);
+      const double v = hpcoll_bench::parse_nonnegative(t);
       given.emplace_back(store, v);
       return v;
     });

@@ -61,6 +61,19 @@ inline std::uint64_t parse_integer(const std::string& text, std::uint64_t least,
   return v;
 }
 
+/// A decimal number >= 0, nothing else ("1e-6", "0.5"; not "-1", "nan", "2x").
+inline double parse_nonnegative(const std::string& text) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !(v >= 0)) throw std::invalid_argument("'" + text + "' is not a number >= 0");
+  return v;
+}
+
 /// A conversion for value_of(): a decimal integer in [least, most] (parse_integer).
 inline auto integer_in(std::uint64_t least, std::uint64_t most) {
   return [=](const std::string& text) { return parse_integer(text, least, most); };
