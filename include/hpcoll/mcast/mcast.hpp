@@ -6,10 +6,12 @@
 //            ... r.wait();                     // every member has the data
 //   members: hpcoll::mcast_info got = hpcoll::mcast_recv(c, buffer);
 //
-// The master hands header and data to the lowest member and takes no further
-// part; the members learn the member set, the size and the schedule from the
-// header, forward it down a binomial tree over their logical numbers, run the
-// schedule among themselves and ack up the tree. The master's request
+// The master sends the header down the header tree (a binomial tree over the
+// master and the members, rooted at the master); the members learn the member
+// set, the size and the schedule from it and forward it. The data travels in
+// the header (small binomial multicasts), down the same tree (binomial), or
+// to the lowest member, which starts the schedule among the members. Members
+// ack the master (or, in large groups, up the tree); the master's request
 // completes with the last ack. The plan: mcast/plan.hpp; the wire format:
 // mcast/wire.hpp; the receive engine: mcast/inbox.hpp.
 #pragma once
@@ -45,7 +47,7 @@ namespace hpcoll {
 namespace detail {
 
 /// The master's part of one multicast: the header message to its children in
-/// the header tree (mcast/wire.hpp), the data (round 0 of the plan) unless it
+/// the header tree (mcast/wire.hpp), its part of the plan unless the data
 /// travels in the header, and the acks (every member's, or its children's for
 /// their subtrees).
 class mcast_send final : public operation {

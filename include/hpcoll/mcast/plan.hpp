@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A multicast as a plan: the master's hop to the lowest member, then any
-// broadcast schedule run among the members, on their logical numbers. Here
-// too the multicast's shape and what the dispatcher knows of it.
+// A multicast as a plan: the binomial schedule is a broadcast tree over the
+// master and the members rooted at the master; any other broadcast schedule
+// runs among the members, on their logical numbers, after the master's hop to
+// the lowest member. Here too the multicast's shape and what the dispatcher
+// knows of it.
 #pragma once
 
 #include <boost/hana/tuple.hpp>
+#include <concepts>
 #include <cstddef>
 
 #include "../plan/plan.hpp"
@@ -64,27 +67,88 @@ private:
   Inner inner_;
 };
 
+/// The binomial multicast: `Inner`, a binomial broadcast plan over the r + 1
+/// logical numbers of the header tree (mcast/wire.hpp: the master is 0,
+/// member k is k + 1) rooted at the master, whose peers are translated to
+/// ranks here. The data follows the header hop by hop, so the multicast is as
+/// deep as a broadcast on a communicator of {master} ∪ members, without the
+/// extra hop through the lowest member. The master sends from its input.
+/// Every rank sends to all its children at once, in the round after its
+/// receive (the master: the first round): the master's request advances only
+/// when its owner tests it, so a send a round would hold its subtrees up until
+/// then (and two masters each blocked in a receive of the other's multicast
+/// would wait for ever), and on shared cores the children of a member copy in
+/// parallel (docs/mcast.md, measured).
+template <plan Inner>
+class mcast_tree_plan {
+public:
+  /// `inner` is the broadcast plan of this rank's logical number (of logical
+  /// number 0 on ranks that take no part: they only borrow its round count).
+  constexpr mcast_tree_plan(const mcast_shape& s, Inner inner)
+      : s_(s), takes_part_(s.rank == s.master || s.members->contains(s.rank)), inner_(inner) {
+    for (int i = 0; i < inner_.rounds() && received_ < 0; ++i)
+      inner_.round(i, [&](const step& st) {
+        if (st.kind == step_kind::recv) received_ = i;
+      });
+  }
+
+  constexpr int rounds() const { return inner_.rounds(); }
+  constexpr std::size_t scratch_elems() const { return takes_part_ ? inner_.scratch_elems() : 0; }
+
+  template <class Emit>
+  constexpr void round(int r, Emit&& emit) const {
+    if (!takes_part_) return;
+    const auto translated = [&](step st) {
+      if (st.is_comm()) st.peer = st.peer == 0 ? s_.master : s_.members->member(st.peer - 1);
+      if (s_.rank == s_.master && st.kind == step_kind::send && st.a.buf == buffer::output) st.a.buf = buffer::input;
+      emit(st);
+    };
+    if (r == received_) {
+      inner_.round(r, translated);
+    } else if (r == received_ + 1) {
+      for (int i = r; i < inner_.rounds(); ++i) inner_.round(i, translated);
+    }
+  }
+
+private:
+  mcast_shape s_;
+  bool takes_part_;
+  Inner inner_;
+  int received_ = -1;  ///< the round of this rank's receive; -1 at the master
+};
+
+/// The broadcast over the header tree's logical numbers that the binomial
+/// multicast runs on this rank.
+inline bcast_shape header_tree_bcast(const mcast_shape& s) {
+  const int position = s.members->contains(s.rank) ? s.members->position(s.rank) + 1 : 0;
+  return {position, s.members->count() + 1, 0, s.count, s.elem_size};
+}
+
 /// The broadcast among the members that a multicast runs on this rank.
 inline bcast_shape member_bcast(const mcast_shape& s) {
   const int position = s.members->contains(s.rank) ? s.members->position(s.rank) : 0;
   return {position, s.members->count(), 0, s.count, s.elem_size};
 }
 
-/// Every broadcast schedule serves the multicast.
+/// Every broadcast schedule serves the multicast; binomial over the header tree.
 template <>
 struct plan_adapter<mcast_shape> {
   template <class S>
     requires has_plan<S, bcast_shape>
   static constexpr auto plan(const mcast_shape& s) {
-    return mcast_plan(s, S::plan(member_bcast(s)));
+    if constexpr (std::same_as<S, schedule::binomial>)
+      return mcast_tree_plan(s, S::plan(header_tree_bcast(s)));
+    else
+      return mcast_plan(s, S::plan(member_bcast(s)));
   }
 };
 
 /// The multicast schedules: every member learns the schedule from the
 /// message's header, by its position here, so only these can run
-/// (hpcoll::Mcast refuses others). A multicast costs the master's hop, the
-/// same for every candidate, plus a broadcast among the r members, so it is
-/// priced as that broadcast, and the members' count is part of its decision.
+/// (hpcoll::Mcast refuses others). A multicast costs the master's hop plus a
+/// broadcast among the r members (binomial: a broadcast over the r + 1 ranks,
+/// which is about the same), so it is priced as that broadcast, and the
+/// members' count is part of its decision.
 template <>
 struct collective_traits<mcast_shape> {
   static constexpr auto candidates = boost::hana::tuple_t<schedule::binomial, schedule::scatter_ring_allgather,
