@@ -28,9 +28,9 @@
 //   mcast                  hpcoll::Mcast<schedule::automatic>: the master
 //                          waits for the request (the last ack); members call
 //                          hpcoll::mcast_recv with a buffer of exactly the size
-//   mcast_binomial, mcast_scatter_ring, mcast_scatter_rd
+//   mcast_binomial, mcast_scatter_ring, mcast_scatter_rd, mcast_linear
 //                          Mcast with schedule binomial, scatter_ring_allgather,
-//                          scatter_recursive_doubling_allgather forced
+//                          scatter_recursive_doubling_allgather, linear forced
 // The hpcoll::communicator over MPI_COMM_WORLD and every prepared
 // communicator are made once, outside the timing.
 //
@@ -99,10 +99,11 @@ enum class method : std::uint8_t {
   mcast_binomial,
   mcast_scatter_ring,
   mcast_scatter_rd,
+  mcast_linear,
 };
 constexpr std::array all_methods{method::bcast_prepared, method::create_group_bcast, method::split_bcast,
                                  method::hpcoll_bcast_prepared, method::mcast, method::mcast_binomial,
-                                 method::mcast_scatter_ring, method::mcast_scatter_rd};
+                                 method::mcast_scatter_ring, method::mcast_scatter_rd, method::mcast_linear};
 
 const char* method_name(method m) {
   switch (m) {
@@ -114,6 +115,7 @@ const char* method_name(method m) {
     case method::mcast_binomial: return "mcast_binomial";
     case method::mcast_scatter_ring: return "mcast_scatter_ring";
     case method::mcast_scatter_rd: return "mcast_scatter_rd";
+    case method::mcast_linear: return "mcast_linear";
   }
   return "?";
 }
@@ -172,7 +174,7 @@ hpcoll_bench::command_line command_line_for(options& o) {
   cl.options.add_options()
       ("methods", hpcoll_bench::value_of(&o.methods, "a,b", parse_methods),
        "any of bcast_prepared, create_group_bcast, split_bcast, hpcoll_bcast_prepared, mcast, mcast_binomial, "
-       "mcast_scatter_ring, mcast_scatter_rd (default all)")
+       "mcast_scatter_ring, mcast_scatter_rd, mcast_linear (default all)")
       ("sizes", hpcoll_bench::value_of(&o.sizes, "LIST|MIN:MAX", parse_sizes),
        "bytes, e.g. 80kB,8MB or 8:16M (x4 steps); units B, kB, MB (decimal), K/KiB, M/MiB; default 8 B..8 MiB x4, "
        "80 kB, 8 MB, 16 MiB; --quick 8 B, 80 kB, 8 MB")
@@ -295,6 +297,7 @@ public:
       case method::mcast_binomial: multicast<S::binomial>(); break;
       case method::mcast_scatter_ring: multicast<S::scatter_ring_allgather>(); break;
       case method::mcast_scatter_rd: multicast<S::scatter_recursive_doubling_allgather>(); break;
+      case method::mcast_linear: multicast<S::linear>(); break;
     }
     return since(t0);
   }
@@ -324,6 +327,7 @@ public:
       case method::mcast_binomial: return hpcoll::schedule_name<S::binomial>();
       case method::mcast_scatter_ring: return hpcoll::schedule_name<S::scatter_ring_allgather>();
       case method::mcast_scatter_rd: return hpcoll::schedule_name<S::scatter_recursive_doubling_allgather>();
+      case method::mcast_linear: return hpcoll::schedule_name<S::linear>();
       default: return "";
     }
   }

@@ -35,7 +35,7 @@ DEFAULT_NPS = [8]
 RUN_TIMEOUT = 3600  # seconds per mpiexec; a default run at np 8 on 2 cores takes about 2 minutes
 FORMAT = "hpcoll-mcast-1"
 METHOD_ORDER = ["bcast_prepared", "create_group_bcast", "split_bcast", "hpcoll_bcast_prepared", "mcast",
-                "mcast_binomial", "mcast_scatter_ring", "mcast_scatter_rd"]
+                "mcast_binomial", "mcast_scatter_ring", "mcast_scatter_rd", "mcast_linear"]
 # The references: mcast against (a), (b) and (b').
 REFERENCES = [("bcast_prepared", "(a)"), ("create_group_bcast", "(b)"), ("split_bcast", "(b')")]
 WITHIN = 1.10  # goal: mcast within 10 % of (a)
@@ -181,8 +181,8 @@ of exactly {master} ∪ members made in advance; (b) create_group_bcast = MPI_Co
 MPI_COMM_WORLD (every rank) + the same + MPI_Comm_free per call; hpcoll_bcast_prepared =
 hpcoll::bcast + hpcoll::reduce ack on a prepared hpcoll::communicator; mcast =
 hpcoll::Mcast<schedule::automatic> (members: hpcoll::mcast_recv), mcast_binomial /
-mcast_scatter_ring / mcast_scatter_rd = Mcast with the schedule binomial /
-scatter_ring_allgather / scatter_recursive_doubling_allgather forced.
+mcast_scatter_ring / mcast_scatter_rd / mcast_linear = Mcast with the schedule binomial /
+scatter_ring_allgather / scatter_recursive_doubling_allgather / linear forced.
 Goals: mcast faster than (b) at every size and within 10 % of (a) at every size;
 ratio = mcast's trimmed mean / the reference's (< 1: mcast is faster)."""
 

@@ -184,6 +184,7 @@ TEST_CASE("mcast.schedules") {
   SUBCASE("binomial") { every_set_and_size<S::binomial>(2); }
   SUBCASE("scatter_ring_allgather") { every_set_and_size<S::scatter_ring_allgather>(3); }
   SUBCASE("scatter_recursive_doubling_allgather") { every_set_and_size<S::scatter_recursive_doubling_allgather>(4); }
+  SUBCASE("linear") { every_set_and_size<S::linear>(7); }
 }
 
 // Payloads of 0 and 1 byte and around the size up to which the binomial

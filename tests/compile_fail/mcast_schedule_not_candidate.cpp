@@ -8,5 +8,5 @@
 int main() {
   hpcoll::communicator c(MPI_COMM_WORLD);
   std::vector<int> data(4);
-  hpcoll::Mcast<hpcoll::schedule::linear>{}(c, data, hpcoll::rank_set(c.size(), {1})).wait();
+  hpcoll::Mcast<hpcoll::schedule::knomial<4>>{}(c, data, hpcoll::rank_set(c.size(), {1})).wait();
 }

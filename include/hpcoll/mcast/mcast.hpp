@@ -59,7 +59,7 @@ public:
         plan_(schedule::automatic::pick(mcast_shape{c.rank(), c.size(), c.rank(), &members_, bytes, 1}, choice)),
         data_(data) {
     header_.schedule = static_cast<std::uint16_t>(choice);
-    header_.fused = choice == binomial_index && bytes <= mcast_fused_limit;
+    header_.fused = bytes <= mcast_fused_limit;
     header_.master = c.rank();
     header_.bytes = bytes;
     header_.acks_direct =
@@ -67,10 +67,6 @@ public:
   }
 
 private:
-  /// Only the binomial tree sends the data inside the header: each of its
-  /// members receives the whole message once, from its tree parent.
-  static inline const std::size_t binomial_index = schedule::find_candidate<mcast_shape>("binomial");
-
   MPI_Comm channel() const { return comm().service<mcast_channel>().comm; }
   round_runner<std::byte, no_op> runner() { return {channel(), tag_, mem_, no_op{}, steps_, requests_}; }
 
@@ -169,8 +165,8 @@ struct Mcast {
                     decltype(boost::hana::contains(schedule::candidates<mcast_shape>,
                                                    boost::hana::type_c<Schedule>))::value,
                 "hpcoll: Mcast runs only the schedules of schedule::candidates<mcast_shape> (binomial, "
-                "scatter_ring_allgather, scatter_recursive_doubling_allgather): members learn the schedule from "
-                "the message");
+                "scatter_ring_allgather, scatter_recursive_doubling_allgather, linear): members learn the "
+                "schedule from the message");
 
   /// Starts a multicast of `data` to `members` (a set of c.size() ranks
   /// without the calling rank) and returns at once. `data` must stay valid and

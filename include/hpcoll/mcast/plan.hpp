@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A multicast as a plan: the binomial schedule is a broadcast tree over the
-// master and the members rooted at the master; any other broadcast schedule
-// runs among the members, on their logical numbers, after the master's hop to
-// the lowest member. Here too the multicast's shape and what the dispatcher
+// A multicast as a plan: the binomial and linear schedules are broadcasts over
+// the master and the members rooted at the master; any other broadcast
+// schedule runs among the members, on their logical numbers, after the
+// master's hop to the lowest member. Here too the multicast's shape and what the dispatcher
 // knows of it.
 #pragma once
 
@@ -67,12 +67,13 @@ private:
   Inner inner_;
 };
 
-/// The binomial multicast: `Inner`, a binomial broadcast plan over the r + 1
-/// logical numbers of the header tree (mcast/wire.hpp: the master is 0,
+/// The binomial and linear multicasts: `Inner`, a broadcast plan over the
+/// r + 1 logical numbers of the header tree (mcast/wire.hpp: the master is 0,
 /// member k is k + 1) rooted at the master, whose peers are translated to
-/// ranks here. The data follows the header hop by hop, so the multicast is as
-/// deep as a broadcast on a communicator of {master} ∪ members, without the
-/// extra hop through the lowest member. The master sends from its input.
+/// ranks here. The multicast is as deep as a broadcast on a communicator of
+/// {master} ∪ members, without an extra hop through the lowest member
+/// (binomial: the data follows the header hop by hop; linear: the master
+/// sends it to every member). The master sends from its input.
 /// Every rank sends to all its children at once, in the round after its
 /// receive (the master: the first round): the master's request advances only
 /// when its owner tests it, so a send a round would hold its subtrees up until
@@ -130,13 +131,13 @@ inline bcast_shape member_bcast(const mcast_shape& s) {
   return {position, s.members->count(), 0, s.count, s.elem_size};
 }
 
-/// Every broadcast schedule serves the multicast; binomial over the header tree.
+/// Every broadcast schedule serves the multicast; binomial and linear rooted at the master.
 template <>
 struct plan_adapter<mcast_shape> {
   template <class S>
     requires has_plan<S, bcast_shape>
   static constexpr auto plan(const mcast_shape& s) {
-    if constexpr (std::same_as<S, schedule::binomial>)
+    if constexpr (std::same_as<S, schedule::binomial> || std::same_as<S, schedule::linear>)
       return mcast_tree_plan(s, S::plan(header_tree_bcast(s)));
     else
       return mcast_plan(s, S::plan(member_bcast(s)));
@@ -145,14 +146,15 @@ struct plan_adapter<mcast_shape> {
 
 /// The multicast schedules: every member learns the schedule from the
 /// message's header, by its position here, so only these can run
-/// (hpcoll::Mcast refuses others). A multicast costs the master's hop plus a
-/// broadcast among the r members (binomial: a broadcast over the r + 1 ranks,
-/// which is about the same), so it is priced as that broadcast, and the
-/// members' count is part of its decision.
+/// (hpcoll::Mcast refuses others). A multicast costs about a broadcast among
+/// the r members (binomial and linear: over the r + 1 ranks; the others: the
+/// master's hop, then among the r), so it is priced as that broadcast, and
+/// the members' count is part of its decision.
 template <>
 struct collective_traits<mcast_shape> {
   static constexpr auto candidates = boost::hana::tuple_t<schedule::binomial, schedule::scatter_ring_allgather,
-                                                          schedule::scatter_recursive_doubling_allgather>;
+                                                          schedule::scatter_recursive_doubling_allgather,
+                                                          schedule::linear>;
   static constexpr message_size size = message_size::vector;
   static bcast_shape priced(const mcast_shape& s) { return {0, s.members->count(), 0, s.count, s.elem_size}; }
   static int group(const mcast_shape& s) { return s.members->count(); }
