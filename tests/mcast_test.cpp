@@ -187,8 +187,9 @@ TEST_CASE("mcast.schedules") {
   SUBCASE("linear") { every_set_and_size<S::linear>(7); }
 }
 
-// Payloads of 0 and 1 byte and around the size up to which the binomial
-// schedule sends the data inside the header (just below, at, just above),
+// Payloads of 0 and 1 byte and around the size up to which a multicast
+// sends the data inside the header, whatever the schedule (just below, at,
+// just above),
 // from every master to one member (the lowest and the highest other rank),
 // to all workers and to every other rank.
 TEST_CASE("mcast.fused_boundary") {
@@ -203,6 +204,8 @@ TEST_CASE("mcast.fused_boundary") {
       for (std::size_t n : {std::size_t{0}, std::size_t{1}, limit - 1, limit, limit + 1}) {
         one_byte_multicast<S::automatic>(c, k++, master, members, n);
         one_byte_multicast<S::binomial>(c, k++, master, members, n);
+        one_byte_multicast<S::linear>(c, k++, master, members, n);
+        one_byte_multicast<S::scatter_ring_allgather>(c, k++, master, members, n);
       }
 }
 

@@ -9,8 +9,9 @@
 // The master sends the header down the header tree (a binomial tree over the
 // master and the members, rooted at the master); the members learn the member
 // set, the size and the schedule from it and forward it. The data travels in
-// the header (small binomial multicasts), down the same tree (binomial), or
-// to the lowest member, which starts the schedule among the members. Members
+// the header (small multicasts), down the same tree (binomial), from the
+// master to every member (linear), or to the lowest member, which starts the
+// schedule among the members (the others). Members
 // ack the master (or, in large groups, up the tree); the master's request
 // completes with the last ack. The plan: mcast/plan.hpp; the wire format:
 // mcast/wire.hpp; the receive engine: mcast/inbox.hpp.

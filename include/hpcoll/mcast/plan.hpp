@@ -2,8 +2,8 @@
 // A multicast as a plan: the binomial and linear schedules are broadcasts over
 // the master and the members rooted at the master; any other broadcast
 // schedule runs among the members, on their logical numbers, after the
-// master's hop to the lowest member. Here too the multicast's shape and what the dispatcher
-// knows of it.
+// master's hop to the lowest member. Here too the multicast's shape and what
+// the dispatcher knows of it.
 #pragma once
 
 #include <boost/hana/tuple.hpp>
@@ -118,8 +118,8 @@ private:
   int received_ = -1;  ///< the round of this rank's receive; -1 at the master
 };
 
-/// The broadcast over the header tree's logical numbers that the binomial
-/// multicast runs on this rank.
+/// The broadcast over the header tree's logical numbers that the binomial and
+/// linear multicasts run on this rank.
 inline bcast_shape header_tree_bcast(const mcast_shape& s) {
   const int position = s.members->contains(s.rank) ? s.members->position(s.rank) + 1 : 0;
   return {position, s.members->count() + 1, 0, s.count, s.elem_size};
