@@ -100,7 +100,8 @@ struct call_args {
   std::size_t n = 0;  // vector elements (bcast, reduce, allreduce) or block elements (the others)
   elem* in = nullptr;
   elem* out = nullptr;
-  std::vector<std::size_t> counts, displs;  // equal blocks, for gatherv and alltoallv
+  std::vector<std::size_t> counts, displs;  // equal blocks, for gatherv, allgatherv and alltoallv
+  std::vector<std::size_t> starts;          // allgatherv: the blocks' prefix sums
   std::vector<int> mpi_counts, mpi_displs;
 
   int count() const { return static_cast<int>(n); }
@@ -222,6 +223,24 @@ struct allgather_bench : block_collective {
   }
 };
 
+struct allgatherv_bench : block_collective {
+  using shape = hpcoll::allgatherv_shape;
+  static constexpr std::string_view name = shape::name;
+  using reduction = void;  // the op the benchmark passes
+  static shape shape_of(const call_args& a) {
+    return {a.rank, static_cast<int>(a.p), a.n, a.counts, a.displs, a.starts, false, elem_bytes, true};
+  }
+  template <class Sch>
+  using object = hpcoll::Allgatherv<Sch>;
+  static void call_default(auto&&... a) { hpcoll::allgatherv(a...); }
+  static auto args(const call_args& a) {
+    return std::tuple(a.input(a.n), a.output(a.n * a.p), std::span(a.counts), std::span(a.displs));
+  }
+  static void native(const call_args& a) {
+    MPI_Allgatherv(a.in, a.count(), MPI_INT, a.out, a.mpi_counts.data(), a.mpi_displs.data(), MPI_INT, a.world);
+  }
+};
+
 struct reduce_scatter_block_bench : block_collective {
   using shape = hpcoll::reduce_scatter_block_shape;
   static constexpr std::string_view name = shape::name;
@@ -268,7 +287,7 @@ struct alltoallv_bench : block_collective {
 
 constexpr auto all_collectives =
     hana::tuple_t<bcast_bench, reduce_bench, allreduce_bench, gather_bench, gatherv_bench, scatter_bench,
-                  allgather_bench, reduce_scatter_block_bench, alltoall_bench, alltoallv_bench>;
+                  allgather_bench, allgatherv_bench, reduce_scatter_block_bench, alltoall_bench, alltoallv_bench>;
 // One benchmark per collective the dispatcher serves, in the library's order.
 static_assert(hana::transform(all_collectives, [](auto d) { return hana::type_c<typename decltype(d)::type::shape>; }) ==
               hpcoll::collective_shapes);
@@ -396,6 +415,7 @@ std::optional<call_args> args_for(const hpcoll::communicator& comm, buffers& buf
     a.mpi_counts.push_back(static_cast<int>(a.n));
     a.mpi_displs.push_back(static_cast<int>(q * a.n));
   }
+  for (std::size_t q = 0; q <= p; ++q) a.starts.push_back(q * a.n);
   return a;
 }
 

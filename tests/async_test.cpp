@@ -4,7 +4,8 @@
 //
 // * every nonblocking entry point (i<collective><P>(c, ...), i<collective>(P{},
 //   c, ...), Coll<S, Check, P>{}.start(c, ...), Coll<S>{}.start(P{}, c, ...))
-//   of all ten collectives, in every form (in place, gatherv packed), every
+//   of all eleven collectives, in every form (in place, gatherv and allgatherv
+//   packed), every
 //   root, counts 0, 1, p−1, p+1 and a large one, under each progress policy,
 //   against the blocking form of the same collective and against a local
 //   oracle (every rank can compute every rank's input, so every expected
@@ -161,7 +162,7 @@ T fold(const Op& op, int p, Get get) {
     return hpcoll::ifunction(P{}, c, std::forward<A>(a)...);             \
   }
 
-// ---- The ten collectives: buffers, arguments, oracle ------------------------------------
+// ---- The eleven collectives: buffers, arguments, oracle ---------------------------------
 //
 // Each case owns its buffers (constructed once: a persistent request keeps the
 // addresses), fill(salt) writes the inputs and the output canvas for one run,
@@ -421,6 +422,61 @@ struct allgather_case : case_base<T> {
     std::vector<T> v(out.size());
     for (int q = 0; q < this->p; ++q)
       for (std::size_t i = 0; i < this->prm.n; ++i) v[static_cast<std::size_t>(q) * this->prm.n + i] = this->input(q, i);
+    return v;
+  }
+  std::span<const T> result() const { return out; }
+};
+
+template <class T>
+struct allgatherv_case : case_base<T> {
+  static constexpr const char* name = "allgatherv";
+  static constexpr bool rooted = false;
+  static constexpr std::array forms{form::plain, form::in_place, form::packed};
+  static constexpr std::size_t large = 12007;
+  HPCOLL_ASYNC_ENTRIES(Allgatherv, iallgatherv)
+
+  // Rank q contributes cnt(q) elements (some none). Plain and in place, each
+  // rank lays the blocks out its own way: in reverse rank order with a
+  // one-element gap after each on even ranks, in rank order with a gap before
+  // each on odd ranks (counts as int, displacements as std::size_t). Packed:
+  // rank order, no gaps (counts as std::size_t).
+  std::vector<int> counts;
+  std::vector<std::size_t> displs, packed_counts;
+  std::vector<T> in, out;
+  std::size_t cnt(int q) const { return this->prm.n == 0 || q % 3 == 2 ? 0 : this->prm.n + static_cast<std::size_t>(q % 2); }
+  explicit allgatherv_case(params p) : case_base<T>(p), counts(this->P), displs(this->P), packed_counts(this->P) {
+    const bool packed = p.f == form::packed, reversed = !packed && this->me % 2 == 0;
+    const std::size_t gap = packed ? 0 : 1;
+    std::size_t at = 0;
+    for (int k = 0; k < this->p; ++k) {
+      const int q = reversed ? this->p - 1 - k : k;
+      const auto uq = static_cast<std::size_t>(q);
+      counts[uq] = static_cast<int>(cnt(q));
+      packed_counts[uq] = cnt(q);
+      if (!reversed) at += gap;
+      displs[uq] = at;
+      at += cnt(q) + (reversed ? gap : 0);
+    }
+    in.resize(cnt(this->me));
+    out.resize(at);
+  }
+  void fill(int salt) {
+    this->salt = salt;
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = this->input(this->me, i);
+    this->paint(out);
+    if (this->in_place_form())
+      std::copy(in.begin(), in.end(), out.begin() + static_cast<std::ptrdiff_t>(displs[static_cast<std::size_t>(this->me)]));
+  }
+  template <class F>
+  decltype(auto) apply(F&& f) {
+    if (this->prm.f == form::packed) return f(in, out, packed_counts);
+    if (this->in_place_form()) return f(in_place, out, counts, displs);
+    return f(in, out, counts, displs);
+  }
+  std::vector<T> expected() const {
+    std::vector<T> v = this->painted(out.size());
+    for (int q = 0; q < this->p; ++q)
+      for (std::size_t i = 0; i < cnt(q); ++i) v[displs[static_cast<std::size_t>(q)] + i] = this->input(q, i);
     return v;
   }
   std::span<const T> result() const { return out; }
@@ -784,6 +840,11 @@ TEST_CASE("async.allgather") {
   check_against_blocking<allgather_case<I64>>(c, counts_for<allgather_case<I64>>(true));
 }
 
+TEST_CASE("async.allgatherv") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  check_against_blocking<allgatherv_case<I64>>(c, counts_for<allgatherv_case<I64>>(true));
+}
+
 TEST_CASE("async.reduce_scatter_block") {
   const hpcoll::communicator c(MPI_COMM_WORLD);
   check_against_blocking<reduce_scatter_block_case<I64>>(c, counts_for<reduce_scatter_block_case<I64>>(true));
@@ -814,6 +875,7 @@ TEST_CASE("async.explicit_schedules") {
   check_schedules<gatherv_case<I64>, S::linear, S::linear_sync<2>>(c, counts);
   check_schedules<scatter_case<I64>, S::linear_sync<3>, S::binomial>(c, counts);
   check_schedules<allgather_case<I64>, S::ring, S::recursive_doubling, S::bruck>(c, counts);
+  check_schedules<allgatherv_case<I64>, S::linear, S::ring, S::recursive_doubling, S::bruck>(c, counts);
   check_schedules<reduce_scatter_block_case<I64>, S::ring, S::recursive_halving>(c, counts);
   check_schedules<alltoall_case<I64>, S::linear_sync<2>, S::bruck, S::pairwise>(c, counts);
   check_schedules<alltoallv_case<I64>, S::linear, S::pairwise>(c, counts);
@@ -865,8 +927,8 @@ std::unique_ptr<job> make_job_with(int policy, params prm, int salt, int index) 
   return std::make_unique<job_of<Case, progress::offload>>(prm, salt, index);
 }
 
-/// Job i: collective i mod 10, a policy, count and root that vary with i; the
-/// same on every rank.
+/// Job i: collective i mod 10 (allgather or allgatherv for 6), a policy, count
+/// and root that vary with i; the same on every rank.
 std::unique_ptr<job> make_job(int i, int salt) {
   const int p = world_size();
   const auto up = static_cast<std::size_t>(p);
@@ -883,7 +945,10 @@ std::unique_ptr<job> make_job(int i, int salt) {
       if (i % 3 == 2) prm.f = form::packed;
       return make_job_with<gatherv_case<I64>>(policy, prm, salt, i);
     case 5: return make_job_with<scatter_case<I64>>(policy, prm, salt, i);
-    case 6: return make_job_with<allgather_case<I64>>(policy, prm, salt, i);
+    case 6:
+      if (i % 20 == 6) return make_job_with<allgather_case<I64>>(policy, prm, salt, i);
+      if (i % 40 == 36) prm.f = form::packed;
+      return make_job_with<allgatherv_case<I64>>(policy, prm, salt, i);
     case 7: return make_job_with<reduce_scatter_block_case<I64>>(policy, prm, salt, i);
     case 8: return make_job_with<alltoall_case<I64>>(policy, prm, salt, i);
     default: return make_job_with<alltoallv_case<I64>>(policy, prm, salt, i);
@@ -918,7 +983,7 @@ std::vector<std::size_t> completion_order(std::size_t n, int round) {
 }  // namespace
 
 TEST_CASE("async.concurrent_mixed") {
-  // 40 requests of all ten collectives, three policies, several counts, forms
+  // 40 requests of all eleven collectives, three policies, several counts, forms
   // and roots in flight together on one communicator, with blocking calls
   // between the starts; completed by wait in a different order on every rank,
   // by wait_any, by polling test() and by wait_all.
@@ -1227,6 +1292,7 @@ TEST_CASE("async.persistent") {
   check_persistent_all<gatherv_case<I64>>(c, n, runs);
   check_persistent_all<scatter_case<I64>>(c, n, runs);
   check_persistent_all<allgather_case<I64>>(c, n, runs);
+  check_persistent_all<allgatherv_case<I64>>(c, n, runs);
   check_persistent_all<reduce_scatter_block_case<I64>>(c, n, runs);
   check_persistent_all<alltoall_case<I64>>(c, n, runs);
   check_persistent_all<alltoallv_case<I64>>(c, n, runs);
@@ -1234,6 +1300,7 @@ TEST_CASE("async.persistent") {
   check_persistent_all<allreduce_case<I64>, S::ring>(c, 30011, 4);
   check_persistent_all<alltoall_case<I64>, S::bruck>(c, 1001, 4);
   check_persistent_all<gatherv_case<I64>, S::linear_sync<2>>(c, 2001, 4);
+  check_persistent_all<allgatherv_case<I64>, S::bruck>(c, 2001, 4);
   check_persistent_all<allreduce_case<matrix2, matrix_op>, S::recursive_doubling>(c, 301, 4);
   check_persistent_all<reduce_case<matrix2, matrix_op>, S::binomial>(c, 301, 4);
 }

@@ -276,8 +276,15 @@ TEST_CASE("cost.shortcuts") {
           c.each_candidate(hpcoll::gatherv_shape{0, p, root, n, counts, displs, false, elem}, true);
           if (root == 0) c.each_candidate(hpcoll::alltoallv_shape{0, p, counts, displs, counts, displs, false, elem}, true);
         }
+        const std::vector<std::size_t> counts(P, n), starts = [&] {
+          std::vector<std::size_t> d(P + 1);
+          for (std::size_t i = 0; i <= P; ++i) d[i] = i * n;
+          return d;
+        }();
         for (const bool in_place : {false, true}) {
           c.each_candidate(hpcoll::allgather_shape{0, p, n, in_place, elem}, true);
+          c.each_candidate(
+              hpcoll::allgatherv_shape{0, p, n, counts, std::span(starts).first(P), starts, in_place, elem, true}, true);
           c.each_candidate(hpcoll::reduce_scatter_block_shape{0, p, n, true, in_place, elem}, true);
           c.each_candidate(hpcoll::alltoall_shape{0, p, n, in_place, elem}, true);
         }
@@ -335,6 +342,12 @@ TEST_CASE("cost.shortcuts_need_blocks_alike") {
   const machine m{};
   CHECK(predict_sampled<S::linear_sync<8>>(skewed, m).seconds == predict<S::linear_sync<8>>(skewed, m).seconds);
   CHECK(predict_sampled<S::linear>(skewed, m).seconds == predict<S::linear>(skewed, m).seconds);
+  // So is an allgatherv's.
+  std::vector<std::size_t> starts(p + 1, 0);
+  for (int i = 0; i < p; ++i) starts[i + 1] = starts[i] + counts[i];
+  const hpcoll::allgatherv_shape uneven{0, p, counts[0], counts, std::span(starts).first(p), starts, false, 4, true};
+  CHECK(predict_sampled<S::ring>(uneven, m).seconds == predict<S::ring>(uneven, m).seconds);
+  CHECK(predict_sampled<S::bruck>(uneven, m).seconds == predict<S::bruck>(uneven, m).seconds);
 }
 
 TEST_CASE("cost.decisions_at_65536_ranks") {
@@ -357,6 +370,9 @@ TEST_CASE("cost.decisions_at_65536_ranks") {
   decides(hpcoll::gatherv_shape{0, p, 0, 256, nominal, nominal, false, 4});
   decides(hpcoll::scatter_shape{0, p, 3, 256, false, 4});
   decides(hpcoll::allgather_shape{0, p, 256, false, 4});
+  std::vector<std::size_t> counts(p, 64), starts(p + 1);
+  for (std::size_t i = 0; i < starts.size(); ++i) starts[i] = 64 * i;
+  decides(hpcoll::allgatherv_shape{0, p, 64, counts, std::span(starts).first(p), starts, false, 4, true});
   decides(hpcoll::reduce_scatter_block_shape{0, p, 256, true, false, 4});
   decides(hpcoll::alltoall_shape{0, p, 256, false, 4});
   decides(hpcoll::alltoallv_shape{0, p, nominal, nominal, nominal, nominal, false, 4});

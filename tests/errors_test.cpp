@@ -152,6 +152,15 @@ TEST_CASE("errors.counts") {
   else
     CHECK(contains(negative, "was called with invalid arguments"));
 
+  // The root's own count negative, packed form: named as negative, not as the 0 it was converted to.
+  std::vector<int> own_negative(static_cast<std::size_t>(p), 2);
+  own_negative[root] = -2;
+  const auto own = error_of([&] { hpcoll::Gatherv<S::linear, hpcoll::check::always>{}(c, in, out, own_negative, root); });
+  if (c.rank() == root)
+    CHECK(own == "hpcoll::gatherv<linear>: counts[0] is negative (-2)");
+  else
+    CHECK(contains(own, "was called with invalid arguments"));
+
   // A rank that sends another count than the root expects.
   counts.back() = 2;
   std::vector<int> odd(c.rank() == p - 1 && p > 1 ? 3 : 2, 0);
@@ -179,6 +188,120 @@ TEST_CASE("errors.counts") {
   const auto v = error_of([&] { hpcoll::Alltoallv<S::pairwise, hpcoll::check::always>{}(c, a, sc, sd, b, rc, rd); });
   CHECK(contains(v, "hpcoll::alltoallv<pairwise>: "));
   if (c.rank() == 0) CHECK(contains(v, "rank " + std::to_string(p - 1) + " sends 1 elements to rank 0, which expects 0"));
+  still_works(c);
+}
+
+TEST_CASE("errors.allgatherv") {
+  hpcoll::communicator c(MPI_COMM_WORLD);
+  const int p = c.size(), last = p - 1;
+  const auto P = static_cast<std::size_t>(p);
+  using checked = hpcoll::Allgatherv<S::ring, hpcoll::check::always>;
+  const std::string ring = "hpcoll::allgatherv<ring>: ";
+  const std::string invalid = ring + "rank " + std::to_string(last) + " was called with invalid arguments";
+  // Two elements from every rank, packed in rank order.
+  std::vector<int> in(2, c.rank()), out(2 * P), counts(P, 2), displs(P);
+  for (std::size_t q = 0; q < P; ++q) displs[q] = 2 * static_cast<int>(q);
+
+  // Every rank sees these, so every rank raises: no hang, no checked mode needed.
+  std::vector<int> extra(P + 1, 2);
+  const std::string entries = " entries, the communicator has " + std::to_string(p) + " ranks";
+  CHECK(error_of([&] { hpcoll::Allgatherv<S::bruck>{}(c, in, out, extra, displs); }) ==
+        "hpcoll::allgatherv<bruck>: receive counts have " + std::to_string(p + 1) + entries);
+  CHECK(error_of([&] { hpcoll::Allgatherv<S::bruck>{}(c, in, out, extra); }) ==
+        "hpcoll::allgatherv<bruck>: receive counts have " + std::to_string(p + 1) + entries);
+  const std::vector<int> short_displs(displs.begin(), displs.end() - 1);
+  CHECK(error_of([&] { hpcoll::Allgatherv<S::linear>{}(c, in, out, counts, short_displs); }) ==
+        "hpcoll::allgatherv<linear>: receive displacements have " + std::to_string(p - 1) + entries);
+  const auto dispatched = error_of([&] { hpcoll::allgatherv(c, hpcoll::in_place, out, extra); });
+  CHECK(contains(dispatched, "hpcoll::allgatherv<"));
+  CHECK(contains(dispatched, ">: receive counts have " + std::to_string(p + 1) + entries));
+  CHECK(error_of([&] {
+          hpcoll::Allgatherv<S::recursive_doubling>{}(c, std::span<const int>(out).first(2), std::span<int>(out), counts,
+                                                      displs);
+        }) == "hpcoll::allgatherv<recursive_doubling>: input and output overlap; use the hpcoll::in_place form");
+
+  // Negative counts (as int) on every rank.
+  std::vector<int> negative = counts;
+  negative.back() = -2;
+  const std::string is_negative = "counts[" + std::to_string(last) + "] is negative (-2)";
+  CHECK(error_of([&] { checked{}(c, in, out, negative, displs); }) == ring + is_negative);
+  CHECK(error_of([&] { hpcoll::Allgatherv<S::ring>{}(c, in, out, negative, displs); }) == ring + is_negative);
+  CHECK(error_of([&] { checked{}(c, hpcoll::in_place, out, negative); }) == ring + is_negative);
+  CHECK(error_of([&] { checked{}(c, in, out, negative); }) == ring + is_negative);
+
+  // Problems one rank alone sees, told to every rank in checked mode: the last
+  // rank sends another count than counts[last] ...
+  std::vector<int> odd(c.rank() == last ? 3 : 2, 0);
+  const auto mismatch = error_of([&] { checked{}(c, odd, out, counts, displs); });
+  if (c.rank() == last)
+    CHECK(mismatch == ring + "rank " + std::to_string(last) + " sends 3 elements but counts[" + std::to_string(last) +
+                          "] is 2");
+  else
+    CHECK(mismatch == invalid);
+  const auto mismatch_packed = error_of([&] { checked{}(c, odd, out, counts); });
+  if (c.rank() == last)
+    CHECK(contains(mismatch_packed, "sends 3 elements but counts[" + std::to_string(last) + "] is 2"));
+  else
+    CHECK(mismatch_packed == invalid);
+
+  // ... its last block does not fit its output ...
+  std::vector<int> outside = displs;
+  if (c.rank() == last) outside.back() = 2 * p - 1;
+  const auto fit = error_of([&] { checked{}(c, in, out, counts, outside); });
+  if (c.rank() == last)
+    CHECK(fit == ring + "receive block " + std::to_string(last) + " (2 elements at " + std::to_string(2 * p - 1) +
+                     ") does not fit in " + std::to_string(2 * p) + " elements");
+  else
+    CHECK(fit == invalid);
+
+  // ... its receive blocks overlap: in rank order, then out of order.
+  if (p > 1) {
+    std::vector<int> overlapping = displs;
+    if (c.rank() == last) overlapping[1] = 1;
+    const auto overlap = error_of([&] { checked{}(c, in, out, counts, overlapping); });
+    if (c.rank() == last)
+      CHECK(overlap == ring + "receive blocks 0 (2 elements at 0) and 1 (2 elements at 1) overlap");
+    else
+      CHECK(overlap == invalid);
+    if (c.rank() == last) {
+      overlapping[0] = 1;
+      overlapping[1] = 0;
+    }
+    const auto unordered = error_of([&] { checked{}(c, hpcoll::in_place, out, counts, overlapping); });
+    if (c.rank() == last)
+      CHECK(unordered == ring + "receive blocks 1 (2 elements at 0) and 0 (2 elements at 1) overlap");
+    else
+      CHECK(unordered == invalid);
+  }
+
+  // Ranks given different counts: with different sums the signature tells;
+  // with the same sum, the comparison of the counts themselves.
+  if (p > 1) {
+    std::vector<int> more = counts, moved = counts;
+    if (c.rank() == last) {
+      more[0] = 3;
+      moved[0] = 1;
+      moved[P - 1] = 3;
+    }
+    std::vector<int> big(2 * P + 1), own(static_cast<std::size_t>(moved[static_cast<std::size_t>(c.rank())]), 0);
+    const auto sums = error_of([&] { checked{}(c, in, big, more); });
+    CHECK(sums == ring + "ranks disagree on the element count (values from " + std::to_string(2 * p) + " to " +
+                      std::to_string(2 * p + 1) + ")");
+    const auto same_sum = error_of([&] { checked{}(c, own, out, moved); });
+    CHECK(same_sum == ring + "ranks were given different counts (with the same sum)");
+  }
+
+  // Not an error: an empty block may lie anywhere, even inside another block.
+  if (p > 1) {
+    std::vector<int> empty_first = counts, inside = displs;
+    empty_first[0] = 0;
+    inside[0] = 3;  // inside block 1, elements 2 and 3
+    std::vector<int> mine(c.rank() == 0 ? 0 : 2, c.rank()), got(2 * P, -1);
+    CHECK(error_of([&] { checked{}(c, mine, got, empty_first, inside); }).empty());
+    std::vector<int> want(2 * P, -1);
+    for (int q = 1; q < p; ++q) want[2 * static_cast<std::size_t>(q)] = want[2 * static_cast<std::size_t>(q) + 1] = q;
+    CHECK(got == want);
+  }
   still_works(c);
 }
 

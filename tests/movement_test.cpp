@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Every (collective, schedule) pair of the data-movement collectives against
 // the native MPI collective on MPI_COMM_WORLD: bcast, gather, gatherv,
-// scatter, allgather, alltoall, alltoallv, each in its ordinary and in-place
-// forms, on random data, compared bit for bit (moving data must be exact).
+// scatter, allgather, allgatherv, alltoall, alltoallv, each in its ordinary
+// and in-place forms, on random data, compared bit for bit (moving data must
+// be exact).
 //
 // Every rank runs the same loops, so every rank makes the same sequence of
 // collective calls whatever the checks find; checks are CHECKs, never
 // rank-local REQUIREs. Output buffers start out as random "canvas" data, the
 // same for hpcoll and the native call, so comparing whole buffers also
-// proves that elements no block covers (gatherv/alltoallv gaps, the rest of
-// a root's in-place buffer) stay untouched.
+// proves that elements no block covers (gatherv/allgatherv/alltoallv gaps,
+// the rest of a root's in-place buffer) stay untouched.
 //
 // movement.split_messages moves ~1 MB per call; run it with
 // HPCOLL_MAX_MESSAGE_BYTES=4096 to exercise the executor's message splitting.
@@ -58,6 +59,10 @@ constexpr auto gatherv_schedules = types<sched::linear, sched::linear_sync<2>, s
 constexpr auto scatter_schedules = types<sched::linear, sched::linear_sync<3>, sched::binomial, sched::automatic>;
 constexpr auto allgather_schedules =
     types<sched::linear, sched::ring, sched::recursive_doubling, sched::bruck, sched::automatic>;
+/// Allgatherv runs the allgather schedules; two element types (a built-in and
+/// a derived datatype) keep the instantiations few.
+constexpr auto allgatherv_schedules = allgather_schedules;
+constexpr auto allgatherv_types = types<double, particle>;
 constexpr auto alltoall_schedules =
     types<sched::linear, sched::linear_sync<2>, sched::pairwise, sched::bruck, sched::automatic>;
 constexpr auto alltoallv_schedules = types<sched::linear, sched::linear_sync<3>, sched::pairwise, sched::automatic>;
@@ -172,6 +177,8 @@ int irregular_count(int a, int b, std::size_t base, int ka, int kb) {
 }
 /// Gatherv: what rank q sends.
 int gatherv_count(int q, std::size_t base) { return irregular_count(q, 0, base, 3, 0); }
+/// Allgatherv: what rank q contributes.
+int allgatherv_count(int q, std::size_t base) { return irregular_count(q, 0, base, 5, 0); }
 /// Alltoallv: what rank `from` sends to rank `to`.
 int pair_count(int from, int to, std::size_t base) { return irregular_count(from, to, base, 5, 3); }
 /// In-place alltoallv: symmetric, as MPI requires.
@@ -333,6 +340,67 @@ void check_allgather(const hpcoll::communicator& c, std::size_t n) {
   });
 }
 
+/// Four forms: explicit displacements, each rank's own (packed on ranks
+/// 0, 3, 6, reverse rank order with gaps on 1, 4, 7, rank order with gaps on
+/// the others; counts and displacements as int), packed (std::size_t
+/// counts), in place with displacements (reverse order with gaps on even
+/// ranks, rank order with gaps on odd ones; std::size_t counts, int
+/// displacements) and in place packed.
+template <class T>
+void check_allgatherv(const hpcoll::communicator& c, std::size_t n) {
+  const int p = c.size(), me = c.rank();
+  const MPI_Datatype type = native_type<T>();
+  std::vector<int> counts(static_cast<std::size_t>(p));
+  for (int q = 0; q < p; ++q) counts[static_cast<std::size_t>(q)] = allgatherv_count(q, n);
+  const auto counts_z = as_sizes(counts);
+  const placement place = place_blocks(counts, me % 3 == 0 ? 0 : 3 - me % 3, me % 3 == 1);
+  const placement packed = place_blocks(counts, 0, false);
+  const placement inplace = place_blocks(counts, 1, me % 2 == 0);
+  const std::size_t mine = counts_z[static_cast<std::size_t>(me)];
+
+  const auto in = random_vector<T>(mine, 81);
+  const auto canvas = random_vector<T>(place.extent, 82);
+  const auto canvas_packed = random_vector<T>(packed.extent, 83);
+  const auto canvas_ip = with_block(random_vector<T>(inplace.extent, 84), in,
+                                    static_cast<std::size_t>(inplace.displs[static_cast<std::size_t>(me)]));
+  const auto canvas_ip_packed = with_block(random_vector<T>(packed.extent, 85), in,
+                                           static_cast<std::size_t>(packed.displs[static_cast<std::size_t>(me)]));
+  auto want = canvas, want_packed = canvas_packed, want_ip = canvas_ip, want_ip_packed = canvas_ip_packed;
+  MPI_Allgatherv(in.data(), as_int(mine), type, want.data(), counts.data(), place.displs.data(), type, MPI_COMM_WORLD);
+  MPI_Allgatherv(in.data(), as_int(mine), type, want_packed.data(), counts.data(), packed.displs.data(), type,
+                 MPI_COMM_WORLD);
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, want_ip.data(), counts.data(), inplace.displs.data(), type,
+                 MPI_COMM_WORLD);
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, want_ip_packed.data(), counts.data(), packed.displs.data(), type,
+                 MPI_COMM_WORLD);
+
+  const auto original = in;
+  hana::for_each(allgatherv_schedules, [&](auto s) {
+    using S = typename decltype(s)::type;
+    auto out = canvas;
+    hpcoll::Allgatherv<S>{}(c, in, out, counts, place.displs);
+    const auto where = describe<S, T>("allgatherv", "displacements", n, -1);
+    expect_same(out, want, where, "the output");
+    expect_input_kept(in, original, where);
+
+    auto out_packed = canvas_packed;
+    hpcoll::Allgatherv<S>{}(c, in, out_packed, counts_z);
+    expect_same(out_packed, want_packed, describe<S, T>("allgatherv", "packed", n, -1), "the output");
+
+    auto buf = canvas_ip;
+    hpcoll::Allgatherv<S>{}(c, in_place, buf, counts_z, inplace.displs);
+    expect_same(buf, want_ip, describe<S, T>("allgatherv", "in-place", n, -1), "the buffer");
+
+    auto buf_packed = canvas_ip_packed;
+    hpcoll::Allgatherv<S>{}(c, in_place, buf_packed, counts);
+    expect_same(buf_packed, want_ip_packed, describe<S, T>("allgatherv", "in-place packed", n, -1), "the buffer");
+  });
+  // The free function: the dispatcher's choice, as Allgatherv<automatic>.
+  auto out = canvas;
+  hpcoll::allgatherv(c, in, out, counts, place.displs);
+  expect_same(out, want, describe<sched::automatic, T>("hpcoll::allgatherv", "displacements", n, -1), "the output");
+}
+
 /// `block` elements per pair of ranks.
 template <class T, class Schedules>
 void check_alltoall(const hpcoll::communicator& c, std::size_t block, Schedules schedules) {
@@ -438,6 +506,14 @@ TEST_CASE("movement.allgather") {
   for_each_case(false, [&](auto type, std::size_t n, int) { check_allgather<typename decltype(type)::type>(c, n); });
 }
 
+TEST_CASE("movement.allgatherv") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  hana::for_each(allgatherv_types, [&](auto type) {
+    using T = typename decltype(type)::type;
+    for (const std::size_t n : hpcoll_test::test_counts(c.size(), large_type<T>)) check_allgatherv<T>(c, n);
+  });
+}
+
 TEST_CASE("movement.alltoall") {
   const hpcoll::communicator c(MPI_COMM_WORLD);
   for_each_case(false, [&](auto type, std::size_t n, int) {
@@ -501,4 +577,5 @@ TEST_CASE("movement.split_messages") {
   check_bcast<particle>(c, megabyte_of_doubles / 2, 0, split_bcasts);
   check_alltoall<double>(c, megabyte_of_doubles / static_cast<std::size_t>(p), split_alltoalls);
   check_alltoall<particle>(c, megabyte_of_doubles / 2 / static_cast<std::size_t>(p), split_alltoalls);
+  check_allgatherv<double>(c, megabyte_of_doubles / static_cast<std::size_t>(p));
 }

@@ -91,6 +91,8 @@ constexpr auto commutative_allreduce_schedules =
                   S::reduce_scatter_allgather<S::recursive_halving, S::ring>,
                   S::reduce_scatter_allgather<S::ring, S::bruck>>;
 constexpr auto allgather_schedules = hana::tuple_t<S::linear, S::ring, S::recursive_doubling, S::bruck, S::automatic>;
+/// Allgatherv runs any allgather schedule over blocks of any sizes.
+constexpr auto allgatherv_schedules = hana::tuple_t<S::linear, S::ring, S::recursive_doubling, S::bruck, S::automatic>;
 constexpr auto ordered_rsb_schedules = hana::tuple_t<S::linear, S::automatic>;
 constexpr auto commutative_rsb_schedules = hana::tuple_t<S::ring, S::segmented_ring<32>, S::recursive_halving>;
 constexpr auto alltoall_schedules =
@@ -223,6 +225,33 @@ TEST_CASE("verify.allgather") {
     unrooted(counting::per_block, [&](int p, std::size_t n) {
       for (bool in_place : {false, true}) check(hpcoll::verify::allgather<Schedule>(p, n, in_place));
     });
+  });
+}
+
+TEST_CASE("verify.allgatherv") {
+  hana::for_each(allgatherv_schedules, [](auto s) {
+    using Schedule = typename decltype(s)::type;
+    sweep check;
+    for (int p = 1; p <= max_p; ++p) {
+      const auto P = static_cast<std::size_t>(p);
+      // Counts per rank: all 1; irregular (some empty); one non-empty block;
+      // all empty; growing with the rank (0 to 10 elements, then again).
+      std::vector<std::vector<std::size_t>> patterns(5, std::vector<std::size_t>(P));
+      for (std::size_t q = 0; q < P; ++q) {
+        patterns[0][q] = 1;
+        patterns[1][q] = (q * 7 + 3) % 4;
+        patterns[2][q] = q == P / 2 ? 5 : 0;
+        patterns[3][q] = 0;
+        patterns[4][q] = q % 11;
+      }
+      // Every pattern and layout (packed or reversed with gaps, in place or
+      // not) up to size 32; above, the irregular pattern in one layout per
+      // size, rotating.
+      for (std::size_t k = 0; k < patterns.size(); ++k)
+        for (int v = 0; v < 4; ++v)
+          if (p <= 32 || (k == 1 && v == p % 4))
+            check(hpcoll::verify::allgatherv<Schedule>(p, patterns[k], v / 2 == 1, v % 2 == 1));
+    }
   });
 }
 

@@ -380,7 +380,7 @@ int run(int argc, char** argv, int thread_level) {
          return static_cast<int>(parse_integer(text, 1, 1024));
        }), "threads per rank (default 1)")
       ("collectives", hpcoll_bench::value_of(&p.library, "LIB", choice(library_names, collective_library{})),
-       "hpcoll (default: hpcoll's bcast, gather, gatherv, reduce, allgather) or native (the MPI library's)")
+       "hpcoll (default: hpcoll's bcast, gather, gatherv, reduce, allgather, allgatherv) or native (the MPI library's)")
       ("check", po::bool_switch(&o.check),
        "compare the initial forces of a sample of bodies with direct summation")
       ("json", po::value(&o.json)->value_name("FILE"), "write the summary as JSON")

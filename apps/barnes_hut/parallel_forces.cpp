@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <hpcoll/collectives/allgather.hpp>
+#include <hpcoll/collectives/allgatherv.hpp>
 #include <hpcoll/collectives/bcast.hpp>
 #include <hpcoll/collectives/gather.hpp>
 #include <hpcoll/collectives/gatherv.hpp>
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <numeric>
 #include <stdexcept>
 
 namespace hpcoll_barnes_hut {
@@ -243,6 +245,7 @@ void parallel_forces::bring_together(std::vector<force>& forces) {
         else
           hpcoll::allgather(comm_, mine, counts);
       });
+      arrived_.resize(std::accumulate(counts.begin(), counts.end(), std::uint64_t{0}));
       if (native) {
         std::vector<int> native_counts(p), displacements(p);
         std::uint64_t arriving = 0;
@@ -250,20 +253,15 @@ void parallel_forces::bring_together(std::vector<force>& forces) {
           native_counts[r] = native_count(counts[r]);
           displacements[r] = native_count(arriving);
         }
-        arrived_.resize(arriving);
         counted("allgatherv", records_.size() * sizeof(record), [&] {
           MPI_Allgatherv(records_.data(), native_count(records_.size()), record_type_, arrived_.data(),
                          native_counts.data(), displacements.data(), record_type_, comm_.native());
         });
-        place(arrived_.data(), arrived_.size());
-        break;
+      } else {
+        counted("allgatherv", records_.size() * sizeof(record),
+                [&] { hpcoll::allgatherv(comm_, records_, arrived_, counts); });
       }
-      // hpcoll has no allgatherv: every rank's records padded to the largest count, one allgather.
-      const std::uint64_t padded = *std::max_element(counts.begin(), counts.end());
-      records_.resize(padded);
-      arrived_.resize(p * padded);
-      counted("allgather", padded * sizeof(record), [&] { hpcoll::allgather(comm_, records_, arrived_); });
-      for (std::size_t r = 0; r < p; ++r) place(arrived_.data() + r * padded, counts[r]);
+      place(arrived_.data(), arrived_.size());
       break;
     }
   }

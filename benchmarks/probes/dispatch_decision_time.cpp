@@ -7,8 +7,9 @@
 //
 //   build/benchmarks/probe_dispatch_decision_time [p ...]    (default: 8 64 256 1024 4096 65536)
 //
-// Vector collectives decide for 4 MiB of floats, block collectives for blocks
-// of 256 floats, gatherv and alltoallv for their nominal blocks (select/traits.hpp).
+// Vector collectives decide for 4 MiB of floats, block collectives (allgatherv
+// too) for blocks of 256 floats, gatherv and alltoallv for their nominal blocks
+// (select/traits.hpp).
 #include <hpcoll/hpcoll.hpp>
 
 #include <algorithm>
@@ -56,6 +57,11 @@ int main(int argc, char** argv) {
     time_decision(hpcoll::gatherv_shape{0, p, 0, block_elems, nominal, nominal, false, f}, trials);
     time_decision(hpcoll::scatter_shape{0, p, 0, block_elems, false, f}, trials);
     time_decision(hpcoll::allgather_shape{0, p, block_elems, false, f}, trials);
+    std::vector<std::size_t> counts(static_cast<std::size_t>(p), block_elems), starts(counts.size() + 1);
+    for (std::size_t i = 0; i < starts.size(); ++i) starts[i] = i * block_elems;
+    time_decision(hpcoll::allgatherv_shape{0, p, block_elems, counts, std::span(starts).first(counts.size()), starts,
+                                           false, f, true},
+                  trials);
     time_decision(hpcoll::reduce_scatter_block_shape{0, p, block_elems, true, false, f}, trials);
     time_decision(hpcoll::alltoall_shape{0, p, block_elems, false, f}, trials);
     time_decision(hpcoll::alltoallv_shape{0, p, nominal, nominal, nominal, nominal, false, f}, trials);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "collectives/allgather.hpp"
+#include "collectives/allgatherv.hpp"
 #include "collectives/allreduce.hpp"
 #include "collectives/alltoall.hpp"
 #include "collectives/alltoallv.hpp"

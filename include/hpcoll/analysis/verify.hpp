@@ -726,6 +726,52 @@ outcome allgather(int p, std::size_t count, bool in_place = false, node_layout_r
       });
 }
 
+/// counts[q]: elements rank q contributes. Every rank's output holds the
+/// blocks packed in rank order, or (`reversed`) in reverse rank order with one
+/// element after each block that must stay untouched.
+template <class S>
+outcome allgatherv(int p, std::span<const std::size_t> counts, bool reversed = false, bool in_place = false) {
+  using namespace detail;
+  const auto P = static_cast<std::size_t>(p);
+  std::vector<std::size_t> starts(P + 1, 0), displs(P);
+  for (std::size_t q = 0; q < P; ++q) starts[q + 1] = starts[q] + counts[q];
+  std::size_t extent = 0;
+  for (std::size_t i = 0; i < P; ++i) {
+    const std::size_t q = reversed ? P - 1 - i : i;
+    displs[q] = extent;
+    extent += counts[q] + (reversed ? 1 : 0);
+  }
+  std::ostringstream args;
+  args << " counts=";
+  for (std::size_t q = 0; q < P; ++q) args << (q ? "," : "") << counts[q];
+  args << (reversed ? " reversed with gaps" : "") << (in_place ? " in-place" : "");
+  return run<S, allgatherv_shape>(
+      context("allgatherv", schedule_name<S>(), p, args.str()), p, true,
+      [&](int r) {
+        const std::size_t mine = counts[static_cast<std::size_t>(r)];
+        return allgatherv_shape{r, p, mine, counts, displs, starts, in_place, 1, packed_in_rank_order(displs, starts)};
+      },
+      [&](int r) {
+        const auto i = static_cast<std::size_t>(r);
+        return in_place ? input_in_output(counts[i], extent, displs[i]) : separate(counts[i], extent);
+      },
+      [&](auto& m) {
+        for (int r = 0; r < p; ++r) fill_input(m, r);
+      },
+      [&](auto& m, failure_log& log) {
+        for (int r = 0; r < p; ++r) {
+          std::vector<char> covered(extent, 0);
+          for (std::size_t q = 0; q < P; ++q)
+            for (std::size_t i = 0; i < counts[q]; ++i) {
+              covered[displs[q] + i] = 1;
+              if (!expect_leaf(m, log, r, displs[q] + i, static_cast<int>(q), i)) return;
+            }
+          for (std::size_t i = 0; i < extent; ++i)
+            if (!covered[i] && !expect_untouched(m, log, r, i)) return;
+        }
+      });
+}
+
 template <class S>
 outcome reduce_scatter_block(int p, std::size_t count, bool commutative = true, bool in_place = false) {
   using namespace detail;

@@ -24,38 +24,21 @@ struct Gatherv : detail::collective_interface<Gatherv<Schedule, Check, Progress>
   template <detail::input_range In, detail::output_range Out, detail::input_range Counts, detail::input_range Displs>
   static auto prepare(const communicator& c, const In& in, Out&& out, const Counts& counts, const Displs& displs,
                       int root) {
-    static_assert(std::same_as<detail::element_t<In>, detail::element_t<Out>>,
-                  "hpcoll: input and output must have the same element type");
-    const auto input = detail::input_span(in);
-    const auto output = detail::output_span(out);
     call_type<detail::element_t<In>> call;
     detail::argument_check conversion;
     const auto n = detail::as_sizes(counts, call.kept[0], conversion, "counts");
     const auto d = detail::as_sizes(displs, call.kept[1], conversion, "displacements");
-    call.args.root(root, c.size());
-    if (c.rank() == root) {
-      call.args.require(conversion.problem().empty(), conversion.problem());
-      detail::check_blocks(call.args, n, d, output.size(), c.size(), "receive");
-      if (call.args.problem().empty())
-        call.args.require(n[static_cast<std::size_t>(root)] == input.size(), "the root sends ", input.size(),
-                          " elements but expects ", n[static_cast<std::size_t>(root)], " from itself");
-      call.args.disjoint(input, std::span<const detail::element_t<In>>(output));
-    }
-    fill(call, c, input.data(), input.size(), output, n, d, false, root);
+    make(call, c, in, std::forward<Out>(out), n, d, conversion, root);
     return call;
   }
 
   /// Blocks packed in rank order at the root (displacements are prefix sums).
   template <detail::input_range In, detail::output_range Out, detail::input_range Counts>
   static auto prepare(const communicator& c, const In& in, Out&& out, const Counts& counts, int root) {
-    std::vector<std::size_t> converted, packed;
+    call_type<detail::element_t<In>> call;
     detail::argument_check conversion;
-    const auto n = detail::as_sizes(counts, converted, conversion, "counts");
-    const auto d = detail::packed_displacements(n, packed);
-    auto call = prepare(c, in, std::forward<Out>(out), n, d, root);
-    if (c.rank() == root && call.args.problem().empty()) call.args.require(conversion.problem().empty(), conversion.problem());
-    call.kept[0] = std::move(converted);  // the shape's spans stay valid: a moved vector keeps its elements
-    call.kept[1] = std::move(packed);
+    const auto n = detail::as_sizes(counts, call.kept[0], conversion, "counts");
+    make(call, c, in, std::forward<Out>(out), n, detail::packed_displacements(n, call.kept[1]), conversion, root);
     return call;
   }
 
@@ -94,6 +77,27 @@ struct Gatherv : detail::collective_interface<Gatherv<Schedule, Check, Progress>
 private:
   template <class T>
   using call_type = detail::prepared_call<gatherv_shape, T, detail::no_op, 2>;
+
+  /// The call from its counts and displacements as std::size_t (`conversion`:
+  /// a problem met converting them, reported first).
+  template <class T, detail::input_range In, detail::output_range Out>
+  static void make(call_type<T>& call, const communicator& c, const In& in, Out&& out, std::span<const std::size_t> n,
+                   std::span<const std::size_t> d, const detail::argument_check& conversion, int root) {
+    static_assert(std::same_as<detail::element_t<In>, detail::element_t<Out>>,
+                  "hpcoll: input and output must have the same element type");
+    const auto input = detail::input_span(in);
+    const auto output = detail::output_span(out);
+    call.args.root(root, c.size());
+    if (c.rank() == root) {
+      call.args.require(conversion.problem().empty(), conversion.problem());
+      detail::check_blocks(call.args, n, d, output.size(), c.size(), "receive");
+      if (call.args.problem().empty())
+        call.args.require(n[static_cast<std::size_t>(root)] == input.size(), "the root sends ", input.size(),
+                          " elements but expects ", n[static_cast<std::size_t>(root)], " from itself");
+      call.args.disjoint(input, std::span<const T>(output));
+    }
+    fill(call, c, input.data(), input.size(), output, n, d, false, root);
+  }
 
   /// The shape of the call; a malformed call runs no plan, so its shape holds no counts.
   template <class T>

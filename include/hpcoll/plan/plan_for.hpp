@@ -39,6 +39,48 @@ struct plan_adapter<allgather_shape> {
   }
 };
 
+/// The last round of an allgatherv gathered in scratch: every block copied
+/// from the packed layout to where this rank's displacements put it (no
+/// copies when `active` is false: the blocks were gathered in place).
+class unpack_blocks_plan {
+public:
+  constexpr unpack_blocks_plan(const allgatherv_shape& s, bool active) : s_(s), active_(active) {}
+  constexpr int rounds() const { return 1; }
+  constexpr std::size_t scratch_elems() const { return active_ ? s_.total() : 0; }
+  template <class Emit>
+  constexpr void round(int, Emit&& emit) const {
+    if (!active_) return;
+    for (std::size_t q = 0; q < s_.counts.size(); ++q)
+      if (s_.counts[q] > 0) emit(step::copy(tmp(s_.starts[q], s_.counts[q]), out(s_.displs[q], s_.counts[q])));
+  }
+
+private:
+  allgatherv_shape s_;
+  bool active_;
+};
+
+/// Allgatherv from an allgather phase over blocks of any sizes: in the
+/// output when its blocks are packed in rank order, else packed in scratch
+/// and copied out at the end. Every rank has the same rounds either way
+/// (displacements are each rank's own).
+template <>
+struct plan_adapter<allgatherv_shape> {
+  template <class S>
+    requires has_plan<S, allgather_phase>
+  static constexpr auto plan(const allgatherv_shape& s) {
+    const auto r = static_cast<std::size_t>(s.rank);
+    const std::size_t n = s.counts[r];
+    const std::size_t total = s.total();
+    const bool packed = s.packed;
+    const region own_out = out(s.displs[r], n);
+    const allgather_phase phase{.rank = s.rank, .size = s.size, .root = 0, .layout = {total, s.size, s.starts},
+                                .data = packed ? buffer::output : buffer::scratch, .base = 0,
+                                .scratch_base = packed ? 0 : total, .own = s.in_place ? region{} : in(0, n)};
+    return sequence(local_copy_plan(s.in_place ? own_out : in(0, n), packed ? own_out : tmp(s.starts[r], n)),
+                    S::plan(phase), unpack_blocks_plan(s, !packed));
+  }
+};
+
 /// Reduce-scatter-block from a reduce-scatter phase: reduce into scratch,
 /// then copy this rank's block out (the output holds a single block).
 template <>

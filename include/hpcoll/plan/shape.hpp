@@ -21,11 +21,15 @@ namespace hpcoll {
 /// `total` elements cut into `parts` consecutive blocks whose sizes differ by
 /// at most one (the first total % parts blocks are one larger). With total a
 /// multiple of parts this is the uniform layout of the block collectives.
+/// With `starts` (parts + 1 offsets, the last one total) block b is
+/// [starts[b], starts[b + 1]): blocks of any sizes, as an allgatherv's.
 struct block_layout {
   std::size_t total = 0;
   int parts = 1;
+  std::span<const std::size_t> starts{};
 
   constexpr std::size_t offset(int block) const {
+    if (!starts.empty()) return starts[static_cast<std::size_t>(block)];
     const std::size_t q = total / static_cast<std::size_t>(parts);
     const std::size_t rem = total % static_cast<std::size_t>(parts);
     const auto b = static_cast<std::size_t>(block);
@@ -116,6 +120,31 @@ struct allgather_shape {
   node_layout_ref nodes{};    ///< the communicator's node layout, for node-aware schedules (else empty)
   friend constexpr bool operator==(const allgather_shape&, const allgather_shape&) = default;
 };
+/// input: send_count; output, on every rank: counts[q] elements of rank q at displs[q].
+struct allgatherv_shape {
+  static constexpr std::string_view name = "allgatherv";
+  int rank, size;
+  std::size_t send_count;
+  std::span<const std::size_t> counts;  ///< the same on every rank
+  std::span<const std::size_t> displs;  ///< this rank's layout of its output
+  /// size + 1 offsets: the blocks packed in rank order (starts[q + 1] =
+  /// starts[q] + counts[q]); the layout every rank shares, whatever its displs.
+  std::span<const std::size_t> starts;
+  bool in_place = false;  ///< input aliases output block `rank`
+  std::size_t elem_size = 1;  ///< bytes per element
+  bool packed = false;        ///< displs equal starts: the blocks lie packed in rank order in this rank's output
+
+  /// Elements of all blocks together.
+  constexpr std::size_t total() const { return starts.empty() ? 0 : starts.back(); }
+};
+
+/// Whether displacements are starts' first entries: blocks packed in rank order.
+constexpr bool packed_in_rank_order(std::span<const std::size_t> displs, std::span<const std::size_t> starts) {
+  if (starts.size() != displs.size() + 1) return false;
+  for (std::size_t q = 0; q < displs.size(); ++q)
+    if (displs[q] != starts[q]) return false;
+  return true;
+}
 /// input: size*count; output: count (block `rank` of the reduction).
 struct reduce_scatter_block_shape {
   static constexpr std::string_view name = "reduce_scatter_block";
@@ -210,9 +239,10 @@ struct gather_phase {
 // ---- Per-rank views ----------------------------------------------------------
 
 /// Rank q's shape of the call that `s` (any rank's shape) describes. Only a
-/// gatherv shape differs beyond its rank: it must carry the root's counts, and
-/// rank q then sends counts[q]. An alltoallv shape is taken as the pattern of
-/// every rank.
+/// gatherv or allgatherv shape differs beyond its rank: it must carry every
+/// rank's counts (a gatherv's root's), and rank q then sends counts[q]. An
+/// allgatherv's displacements and an alltoallv shape are taken as the
+/// pattern of every rank.
 template <class Shape>
 constexpr Shape for_rank(Shape s, int q) {
   s.rank = q;
@@ -223,15 +253,23 @@ constexpr gatherv_shape for_rank(gatherv_shape s, int q) {
   if (s.counts.size() == static_cast<std::size_t>(s.size)) s.send_count = s.counts[static_cast<std::size_t>(q)];
   return s;
 }
+constexpr allgatherv_shape for_rank(allgatherv_shape s, int q) {
+  s.rank = q;
+  if (s.counts.size() == static_cast<std::size_t>(s.size)) s.send_count = s.counts[static_cast<std::size_t>(q)];
+  return s;
+}
 
-/// The members of a shape that point into the caller's memory, as (counts,
-/// displacements) pairs: a request, which outlives the call that made it,
-/// keeps copies of what they point to.
+/// The members of a shape that point into the caller's memory (counts,
+/// displacements, an allgatherv's starts): a request, which outlives the call
+/// that made it, keeps copies of what they point to.
 template <class Shape>
 constexpr std::array<std::span<const std::size_t>*, 0> caller_spans(Shape&) {
   return {};
 }
 constexpr std::array<std::span<const std::size_t>*, 2> caller_spans(gatherv_shape& s) { return {&s.counts, &s.displs}; }
+constexpr std::array<std::span<const std::size_t>*, 3> caller_spans(allgatherv_shape& s) {
+  return {&s.counts, &s.displs, &s.starts};
+}
 constexpr std::array<std::span<const std::size_t>*, 4> caller_spans(alltoallv_shape& s) {
   return {&s.send_counts, &s.send_displs, &s.recv_counts, &s.recv_displs};
 }

@@ -318,13 +318,13 @@ constexpr prediction predict_with_shortcuts(const Shape& shape, const machine& m
 }
 
 /// Whether every block of the call has the same count, as cost hints may take
-/// (cost_hint_sink): always, but for gatherv and alltoallv.
+/// (cost_hint_sink): always, but for gatherv, allgatherv and alltoallv.
 template <class Shape>
 constexpr bool blocks_alike(const Shape& shape) {
   const auto alike = [](std::span<const std::size_t> counts) {
     return std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) == counts.end();
   };
-  if constexpr (std::same_as<Shape, gatherv_shape>)
+  if constexpr (std::same_as<Shape, gatherv_shape> || std::same_as<Shape, allgatherv_shape>)
     return alike(shape.counts);
   else if constexpr (std::same_as<Shape, alltoallv_shape>)
     return alike(shape.send_counts) && alike(shape.recv_counts);
@@ -349,7 +349,7 @@ constexpr prediction predict(const Shape& shape, const machine& m) {
 /// holds the busiest rank of every round; with `cost_hints` it prices a round
 /// of O(p) steps from its load, runs of rounds that cost alike from one
 /// period, and runs whose busiest load the plan states without walking them.
-/// A gatherv or alltoallv whose counts differ, and a schedule that declares
+/// A gatherv, allgatherv or alltoallv whose counts differ, and a schedule that declares
 /// nothing, get predict(). tests/cost_test.cpp compares every candidate with
 /// the full walk: equal up to blocks that differ by one element. The full walk
 /// of an O(p)-round schedule visits O(p²) (rank, round) pairs: 0.2 s at p = 1024.

@@ -39,7 +39,7 @@ namespace hpcoll {
 /// rows (NCCL's convention), and so which calls share a decision.
 enum class message_size : std::uint8_t {
   vector,     ///< the vector every rank holds (bcast, reduce, allreduce, mcast)
-  all_blocks, ///< the whole p-block buffer (gather, scatter, allgather, ...)
+  all_blocks, ///< the whole p-block buffer (gather, scatter, allgather, ...; allgatherv: all its blocks)
   per_rank,   ///< counts differ per rank and no rank knows them all (gatherv,
               ///< alltoallv): chosen per communicator size only
 };
@@ -92,6 +92,18 @@ struct collective_traits<allgather_shape> {
   static constexpr auto candidates =
       hana::tuple_t<schedule::recursive_doubling, schedule::bruck, schedule::ring, schedule::linear>;
 };
+/// Priced with its blocks packed in rank order, the layout every rank shares
+/// (displacements are each rank's own, and decisions must be alike).
+template <>
+struct collective_traits<allgatherv_shape> {
+  static constexpr auto candidates =
+      hana::tuple_t<schedule::recursive_doubling, schedule::bruck, schedule::ring, schedule::linear>;
+  static allgatherv_shape priced(allgatherv_shape s) {
+    s.displs = s.starts.first(static_cast<std::size_t>(s.size));
+    s.packed = true;
+    return s;
+  }
+};
 template <>
 struct collective_traits<reduce_scatter_block_shape> {
   static constexpr auto candidates =
@@ -111,7 +123,7 @@ struct collective_traits<alltoallv_shape> {
 /// The collectives of this header, in the order tables and reports list them.
 inline constexpr auto collective_shapes =
     hana::tuple_t<bcast_shape, reduce_shape, allreduce_shape, gather_shape, gatherv_shape, scatter_shape,
-                  allgather_shape, reduce_scatter_block_shape, alltoall_shape, alltoallv_shape>;
+                  allgather_shape, allgatherv_shape, reduce_scatter_block_shape, alltoall_shape, alltoallv_shape>;
 
 /// Shapes of the collectives the dispatcher serves.
 template <class Shape>
@@ -134,6 +146,8 @@ template <dispatchable Shape>
 std::uint64_t message_bytes(const Shape& s) {
   if constexpr (size_rule<Shape> == message_size::vector)
     return s.count * s.elem_size;
+  else if constexpr (size_rule<Shape> == message_size::all_blocks && requires { s.total(); })
+    return s.total() * s.elem_size;  // blocks of any sizes, all known to every rank (allgatherv)
   else if constexpr (size_rule<Shape> == message_size::all_blocks)
     return s.count * s.elem_size * static_cast<std::uint64_t>(s.size);
   else
