@@ -565,6 +565,62 @@ TEST_CASE("movement.repeated_calls") {
   }
 }
 
+// The v-collectives replay a recorded plan only for the same counts and
+// displacements: here the same vectors, at the same addresses, change
+// between calls (and come back), and every call must follow what they hold.
+TEST_CASE("movement.repeated_v_calls") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  const int p = c.size();
+  const int rank = c.rank();
+  const auto P = static_cast<std::size_t>(p);
+  std::vector<std::size_t> counts(P), displs(P);
+  std::vector<int> mpi_counts(P), mpi_displs(P);
+  for (int pass = 0; pass < 4; ++pass) {
+    // Passes 0 and 2 alike (a recorded plan found again), 1 and 3 differ from them.
+    const int shift = pass % 2 == 0 ? 0 : pass;
+    std::size_t at = 0;
+    for (std::size_t q = 0; q < P; ++q) {
+      counts[q] = (q + static_cast<std::size_t>(shift)) % 3;
+      displs[q] = at + static_cast<std::size_t>(shift % 2);  // pass 1 and 3: a gap before each block
+      at = displs[q] + counts[q];
+      mpi_counts[q] = static_cast<int>(counts[q]);
+      mpi_displs[q] = static_cast<int>(displs[q]);
+    }
+    const std::size_t extent = at, mine = counts[static_cast<std::size_t>(rank)];
+    const std::string where = "pass " + std::to_string(pass);
+    std::vector<int> in(mine);
+    for (std::size_t i = 0; i < mine; ++i) in[i] = 1000 * pass + 10 * rank + static_cast<int>(i);
+
+    std::vector<int> got(extent, -1), want(extent, -1);
+    hpcoll::Allgatherv<sched::ring>{}(c, in, got, counts, displs);
+    MPI_Allgatherv(in.data(), static_cast<int>(mine), MPI_INT, want.data(), mpi_counts.data(), mpi_displs.data(),
+                   MPI_INT, MPI_COMM_WORLD);
+    expect_same(got, want, "Allgatherv<ring>, " + where, "the output");
+
+    std::fill(got.begin(), got.end(), -1);
+    std::fill(want.begin(), want.end(), -1);
+    hpcoll::Gatherv<sched::linear>{}(c, in, got, counts, displs, 0);
+    MPI_Gatherv(in.data(), static_cast<int>(mine), MPI_INT, want.data(), mpi_counts.data(), mpi_displs.data(), MPI_INT,
+                0, MPI_COMM_WORLD);
+    if (rank == 0) expect_same(got, want, "Gatherv<linear>, " + where, "the output");
+
+    // Alltoallv with every rank sending counts[j] to rank j and receiving counts[rank] from each.
+    std::vector<std::size_t> recv_counts(P, mine), recv_displs(P);
+    std::vector<int> mpi_recv_counts(P, static_cast<int>(mine)), mpi_recv_displs(P);
+    for (std::size_t q = 0; q < P; ++q) {
+      recv_displs[q] = q * mine;
+      mpi_recv_displs[q] = static_cast<int>(q * mine);
+    }
+    std::vector<int> send(extent);
+    for (std::size_t i = 0; i < extent; ++i) send[i] = 1000 * pass + 100 * rank + static_cast<int>(i);
+    std::vector<int> a(P * mine, -1), b(P * mine, -1);
+    hpcoll::Alltoallv<sched::pairwise>{}(c, send, counts, displs, a, recv_counts, recv_displs);
+    MPI_Alltoallv(send.data(), mpi_counts.data(), mpi_displs.data(), MPI_INT, b.data(), mpi_recv_counts.data(),
+                  mpi_recv_displs.data(), MPI_INT, MPI_COMM_WORLD);
+    expect_same(a, b, "Alltoallv<pairwise>, " + where, "the output");
+  }
+}
+
 // ~1 MB per call, counts not a multiple of any message limit. With
 // HPCOLL_MAX_MESSAGE_BYTES=4096 every transfer travels as many messages.
 TEST_CASE("movement.split_messages") {

@@ -81,7 +81,7 @@ struct Allgatherv
 
 private:
   template <class T>
-  using call_type = detail::prepared_call<allgatherv_shape, T, detail::no_op, 3>;
+  using call_type = detail::prepared_call<allgatherv_shape, T, detail::no_op, 2>;
 
   /// The call from its counts and displacements as std::size_t (`conversion`:
   /// a problem met converting them, reported first).
@@ -142,7 +142,10 @@ private:
   static void fill(call_type<T>& call, const communicator& c, const T* input, std::size_t count, std::span<T> output,
                    std::span<const std::size_t> counts, std::span<const std::size_t> displs, bool in_place) {
     const bool ok = call.args.problem().empty();
-    std::vector<std::size_t>& starts = call.kept[2];
+    // The thread's, not the call's: no allocation per call. A call is run
+    // (blocking) or copied into its request (nonblocking) before the thread
+    // prepares another.
+    thread_local std::vector<std::size_t> starts;
     if (ok) {
       starts.resize(counts.size() + 1);
       starts[0] = 0;

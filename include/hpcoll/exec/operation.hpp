@@ -29,31 +29,9 @@
 #include "arena.hpp"
 #include "counters.hpp"
 #include "executor.hpp"
+#include "owned_shape.hpp"
 
 namespace hpcoll::detail {
-
-/// A copy of a shape that owns what its spans point to (caller_spans): a
-/// request outlives the call that made it, and the packed v-collective forms
-/// build their displacements on the fly.
-template <class Shape>
-class owned_shape {
-public:
-  explicit owned_shape(const Shape& s) : shape_(s) {
-    std::size_t i = 0;
-    for (std::span<const std::size_t>* member : caller_spans(shape_)) {
-      storage_[i].assign(member->begin(), member->end());
-      *member = storage_[i++];
-    }
-  }
-  owned_shape(const owned_shape&) = delete;
-  owned_shape& operator=(const owned_shape&) = delete;
-
-  const Shape& get() const noexcept { return shape_; }
-
-private:
-  Shape shape_;
-  std::array<std::vector<std::size_t>, std::tuple_size_v<decltype(caller_spans(std::declval<Shape&>()))>> storage_;
-};
 
 /// Gives the core to another thread or process for a moment (a rank that
 /// waits for messages lets its peers run when cores are shared).

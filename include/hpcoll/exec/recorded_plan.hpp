@@ -8,8 +8,8 @@
 #include <mpi.h>
 
 #include <concepts>
-#include <optional>
 #include <cstddef>
+#include <optional>
 #include <exception>
 #include <span>
 #include <tuple>
@@ -20,15 +20,17 @@
 #include "../plan/shape.hpp"
 #include "arena.hpp"
 #include "executor.hpp"
+#include "owned_shape.hpp"
 
 namespace hpcoll::detail {
 
-/// Shapes a recorded plan can be found by: compared by value, and holding no
-/// pointer into the caller's memory (the v-collectives' counts may change
+/// Shapes a recorded plan can be found by: compared by value (same_call; a
+/// v-collective's counts and displacements by content, since they may change
 /// between calls at the same address).
 template <class Shape>
-concept recordable_shape =
-    std::equality_comparable<Shape> && std::tuple_size_v<decltype(caller_spans(std::declval<Shape&>()))> == 0;
+concept recordable_shape = requires(const Shape& s) {
+  { same_call(s, s) } -> std::convertible_to<bool>;
+};
 
 /// A plan's rounds, recorded: every step in one list, and each round's
 /// steps with their summary.
@@ -103,10 +105,10 @@ private:
     bool used = false;
     bool fits = false;
     std::size_t alternative = 0;
-    Shape shape{};
+    owned_shape<Shape> shape;
     recorded_plan plan;
 
-    bool holds(std::size_t a, const Shape& s) const { return used && alternative == a && shape == s; }
+    bool holds(std::size_t a, const Shape& s) const { return used && alternative == a && same_call(shape.get(), s); }
   };
 
   /// find() when the last plan found is not the one: the others, else a new recording.
@@ -124,7 +126,7 @@ private:
     e.used = false;  // until recorded: build() may throw
     e.fits = e.plan.record(build(), max_steps);
     e.alternative = alternative;
-    e.shape = shape;
+    e.shape.assign(shape);
     e.used = true;
     return e.fits ? &e.plan : nullptr;
   }

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <span>
 #include <string_view>
@@ -272,6 +273,36 @@ constexpr std::array<std::span<const std::size_t>*, 3> caller_spans(allgatherv_s
 }
 constexpr std::array<std::span<const std::size_t>*, 4> caller_spans(alltoallv_shape& s) {
   return {&s.send_counts, &s.send_displs, &s.recv_counts, &s.recv_displs};
+}
+
+/// Whether two shapes describe the same call, counts and displacements
+/// compared by value (a recorded plan is replayed only for the same call:
+/// exec/recorded_plan.hpp). A member added to a v-collective's shape must be
+/// compared here too.
+template <class Shape>
+  requires std::equality_comparable<Shape>
+constexpr bool same_call(const Shape& a, const Shape& b) {
+  return a == b;
+}
+namespace detail {
+constexpr bool same_values(std::span<const std::size_t> a, std::span<const std::size_t> b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end());
+}
+}  // namespace detail
+constexpr bool same_call(const gatherv_shape& a, const gatherv_shape& b) {
+  return a.rank == b.rank && a.size == b.size && a.root == b.root && a.send_count == b.send_count &&
+         a.in_place == b.in_place && a.elem_size == b.elem_size && detail::same_values(a.counts, b.counts) &&
+         detail::same_values(a.displs, b.displs);
+}
+constexpr bool same_call(const allgatherv_shape& a, const allgatherv_shape& b) {
+  return a.rank == b.rank && a.size == b.size && a.send_count == b.send_count && a.in_place == b.in_place &&
+         a.elem_size == b.elem_size && a.packed == b.packed && detail::same_values(a.counts, b.counts) &&
+         detail::same_values(a.displs, b.displs) && detail::same_values(a.starts, b.starts);
+}
+constexpr bool same_call(const alltoallv_shape& a, const alltoallv_shape& b) {
+  return a.rank == b.rank && a.size == b.size && a.in_place == b.in_place && a.elem_size == b.elem_size &&
+         detail::same_values(a.send_counts, b.send_counts) && detail::same_values(a.send_displs, b.send_displs) &&
+         detail::same_values(a.recv_counts, b.recv_counts) && detail::same_values(a.recv_displs, b.recv_displs);
 }
 
 }  // namespace hpcoll
