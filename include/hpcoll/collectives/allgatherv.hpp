@@ -9,6 +9,7 @@
 #include <numeric>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -68,9 +69,8 @@ struct Allgatherv
   /// Checked mode: every rank must have been given the same counts (the
   /// signature compares their sum; this, the blocks).
   static std::string count_problem(const communicator& c, const allgatherv_shape& s) {
-    std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the counts
-    for (const std::size_t n : s.counts) h = (h ^ n) * 1099511628211ull;
-    const auto mine = static_cast<std::int64_t>(h >> 1);
+    const std::int64_t mine = detail::fingerprint(
+        std::string_view(reinterpret_cast<const char*>(s.counts.data()), s.counts.size_bytes()));
     const std::int64_t pair[2] = {mine, -mine};
     std::int64_t extremes[2] = {0, 0};
     HPCOLL_MPI(MPI_Allreduce, pair, extremes, 2, MPI_INT64_T, MPI_MAX, c.native());
