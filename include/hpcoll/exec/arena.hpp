@@ -75,10 +75,11 @@ private:
   std::size_t capacity_ = 0;
 };
 
-/// A round's steps and requests.
+/// A round's steps, requests and their statuses.
 struct round_workspace {
   std::vector<step> steps;
   std::vector<MPI_Request> requests;
+  std::vector<MPI_Status> statuses;
 };
 
 }  // namespace hpcoll::detail

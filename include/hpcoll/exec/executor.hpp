@@ -10,6 +10,7 @@
 #include <cstring>
 #include <exception>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -107,6 +108,15 @@ inline void abandon(std::span<MPI_Request> requests) noexcept {
     }
 }
 
+/// What a rank raises when a peer's notice (round_runner) tells it that its
+/// result depends on a failure elsewhere: on the peer, or on a rank the peer
+/// depends on (a notice carries no more than that).
+inline error peer_failure(int peer) {
+  return error("", "", concat({"rank ", std::to_string(peer),
+                               " could not deliver its part of this call (a failure there or on a rank it depends on, "
+                               "raised where it happened); this rank's result depends on it"}));
+}
+
 /// Runs a plan's rounds with the round semantics of plan.hpp on one rank's
 /// buffers. The blocking executor and the nonblocking operations
 /// (exec/operation.hpp) share it: they differ only in how they wait for a
@@ -114,12 +124,18 @@ inline void abandon(std::span<MPI_Request> requests) noexcept {
 /// kept between begin() and finish() of a round (which a nonblocking
 /// operation may call on two runners made over the same storage).
 ///
-/// A reduction that throws (the op is the caller's) stops the reductions, not
-/// the rounds, when the caller gives keep_op_failure() a place for it: every
-/// message of the call is still sent and received, so no peer waits for a
-/// message that never comes and none is left unreceived to meet a later call;
-/// the first exception is raised when the rounds end (run, advance,
-/// raise_op_failure). Without that place it is raised at once.
+/// Failures, when the caller gives keep_failures() a place for them: an op
+/// that throws (the op is the caller's), an MPI call that fails, or a peer's
+/// notice end this rank's part of the call, not its rounds. Every message of
+/// the call is still sent and received, so no peer waits for a message that
+/// never comes and none is left unreceived to meet a later call; but once
+/// failed, the rank reduces no more and sends notices, empty messages, in
+/// place of its data. A message is never empty otherwise (an empty region is
+/// no message), so a notice where data was due makes the receiving rank fail
+/// too: exactly the ranks whose results depend on a failure raise, each
+/// naming the first it met. The first failure is raised when the rounds end
+/// (run, advance, raise_failure). Without that place a failure is raised at
+/// once, the round's pending messages cancelled.
 template <class T, class Op>
 class round_runner {
 public:
@@ -157,14 +173,16 @@ public:
     }
   }
 
-  /// Where a throwing reduction's exception waits for the end of the rounds.
-  round_runner& keep_op_failure(std::exception_ptr& slot) noexcept {
-    op_failure_ = &slot;
+  /// Where the call's first failure waits for the end of the rounds, and
+  /// where MPI reports the round's messages (notices are read from them).
+  round_runner& keep_failures(std::exception_ptr& slot, std::vector<MPI_Status>& statuses) noexcept {
+    failure_ = &slot;
+    statuses_ = &statuses;
     return *this;
   }
-  /// Raises (once) what a reduction threw in the rounds run so far.
-  void raise_op_failure() const {
-    if (op_failure_ && *op_failure_) std::rethrow_exception(std::exchange(*op_failure_, nullptr));
+  /// Raises (once) the first failure of the rounds run so far.
+  void raise_failure() const {
+    if (failure_ && *failure_) std::rethrow_exception(std::exchange(*failure_, nullptr));
   }
 
   /// Rounds [first, rounds) to the end, blocking (see run_round).
@@ -176,21 +194,20 @@ public:
       plan.round(r, step_sink(*steps_));
       run_round(*steps_, round_summary::of(*steps_));
     }
-    raise_op_failure();
+    raise_failure();
   }
 
   /// One round, blocking: a round of at most one send and one receive of one
   /// message each in the blocking calls (exchange), any other round posted
-  /// and finished in MPI_Waitall. `summary` describes `steps`. A failing MPI
-  /// call leaves no message of the round pending.
+  /// and finished in MPI_Waitall. `summary` describes `steps`. A failure
+  /// raised from here leaves no message of the round pending.
   void run_round(std::span<const step> steps, const round_summary& summary) {
     round_ = steps;
     if (!summary.exchanges || !exchange(summary)) {
       requests_.clear();
       try {
         post_round();
-        if (!requests_.empty())
-          HPCOLL_MPI(MPI_Waitall, static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+        wait_round();
       } catch (...) {
         abandon_round();
         throw;
@@ -226,16 +243,12 @@ public:
         begin(plan, round);
         posted = true;
       }
-      if (!requests_.empty()) {
-        int done = 0;
-        HPCOLL_MPI(MPI_Testall, static_cast<int>(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE);
-        if (!done) return false;
-      }
+      if (!requests_.empty() && !round_done()) return false;
       finish();
       posted = false;
       ++round;
     }
-    raise_op_failure();
+    raise_failure();
     return true;
   }
 
@@ -263,13 +276,103 @@ private:
   }
 
   void reduce(T* dst, const T* left, const T* right, std::size_t n) {
-    if (!op_failure_) return combine(dst, left, right, n, op_);
-    if (*op_failure_) return;  // the call has failed: its results are void
+    if (!failure_) return combine(dst, left, right, n, op_);
+    if (*failure_) return;  // the call has failed: its results are void
     try {
       combine(dst, left, right, n, op_);
     } catch (...) {
-      *op_failure_ = std::current_exception();
+      *failure_ = std::current_exception();
     }
+  }
+
+  /// Keep the call's first failure: an MPI routine's, or a peer's notice.
+  [[gnu::cold, gnu::noinline]] void record_mpi_failure(int code, const char* routine) {
+    if (!*failure_) *failure_ = std::make_exception_ptr(mpi_failure(code, routine));
+  }
+  [[gnu::cold, gnu::noinline]] void record_peer_failure(int peer) {
+    if (!*failure_) *failure_ = std::make_exception_ptr(peer_failure(peer));
+  }
+
+  /// The round's posted messages, completed.
+  void wait_round() {
+    if (requests_.empty()) return;
+    const int n = static_cast<int>(requests_.size());
+    if (!failure_) return HPCOLL_MPI(MPI_Waitall, n, requests_.data(), MPI_STATUSES_IGNORE);
+    statuses_->resize(requests_.size());
+    const int code = MPI_Waitall(n, requests_.data(), statuses_->data());
+    if (code != MPI_SUCCESS) [[unlikely]]
+      return settle_after(code, "MPI_Waitall");
+    read_notices();
+  }
+
+  /// Whether the round's posted messages have completed, without blocking.
+  bool round_done() {
+    const int n = static_cast<int>(requests_.size());
+    int done = 0;
+    if (!failure_) {
+      HPCOLL_MPI(MPI_Testall, n, requests_.data(), &done, MPI_STATUSES_IGNORE);
+      return done != 0;
+    }
+    statuses_->resize(requests_.size());
+    const int code = MPI_Testall(n, requests_.data(), &done, statuses_->data());
+    if (code != MPI_SUCCESS) [[unlikely]] {
+      settle_after(code, "MPI_Testall");
+      return true;
+    }
+    if (done) read_notices();
+    return done != 0;
+  }
+
+  /// After MPI_Waitall or MPI_Testall failed: the failure kept, and the
+  /// round's messages settled. MPI_ERR_IN_STATUS marks those still pending
+  /// (MPI_ERR_PENDING): they are waited for one by one (blocking, even in
+  /// advance), so none lands later in a buffer given back; after any other
+  /// error MPI says nothing of the requests: they are cancelled and freed.
+  [[gnu::cold, gnu::noinline]] void settle_after(int code, const char* routine) {
+    record_mpi_failure(code, routine);
+    if (code != MPI_ERR_IN_STATUS) return abandon_round();
+    for (std::size_t i = 0; i < requests_.size(); ++i)
+      if ((*statuses_)[i].MPI_ERROR == MPI_ERR_PENDING && MPI_Wait(&requests_[i], MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        abandon(std::span(&requests_[i], 1));
+  }
+
+  /// Reads the round's receives for notices (see the class comment): their
+  /// requests come first, in step order, a request per chunk.
+  void read_notices() {
+    if (*failure_) return;
+    std::size_t i = 0;
+    for (const step& s : round_) {
+      if (!receives(s)) continue;
+      for (std::size_t done = 0; done < s.landing().count; done += chunk_, ++i)
+        if (received_nothing((*statuses_)[i], type_)) return record_peer_failure(s.peer);
+    }
+  }
+
+  /// MPI_Isend of a chunk, or of a notice once the call has failed.
+  void post_send(const T* data, int n, int peer, MPI_Request& req) {
+    if (!failure_) return HPCOLL_MPI(MPI_Isend, data, n, type_, peer, tag_, comm_, &req);
+    const int code = MPI_Isend(data, *failure_ ? 0 : n, type_, peer, tag_, comm_, &req);
+    if (code != MPI_SUCCESS) [[unlikely]]
+      send_failed(code, data, peer, req);
+  }
+  [[gnu::cold, gnu::noinline]] void send_failed(int code, const T* data, int peer, MPI_Request& req) {
+    record_mpi_failure(code, "MPI_Isend");
+    // The peer waits for this message: a notice in its place, if MPI takes one.
+    if (MPI_Isend(data, 0, type_, peer, tag_, comm_, &req) != MPI_SUCCESS) req = MPI_REQUEST_NULL;
+  }
+
+  /// MPI_Irecv of a chunk.
+  void post_receive(T* data, int n, int peer, MPI_Request& req) {
+    if (!failure_) return HPCOLL_MPI(MPI_Irecv, data, n, type_, peer, tag_, comm_, &req);
+    const int code = MPI_Irecv(data, n, type_, peer, tag_, comm_, &req);
+    if (code != MPI_SUCCESS) [[unlikely]]
+      receive_failed(code, data, n, peer, req);
+  }
+  [[gnu::cold, gnu::noinline]] void receive_failed(int code, T* data, int n, int peer, MPI_Request& req) {
+    record_mpi_failure(code, "MPI_Irecv");
+    // The peer's message must still be received, or it would wait for it or
+    // meet a later call: once more.
+    if (MPI_Irecv(data, n, type_, peer, tag_, comm_, &req) != MPI_SUCCESS) req = MPI_REQUEST_NULL;
   }
 
   /// The current round, which sends and receives at most one region each
@@ -287,6 +390,10 @@ private:
     const std::size_t in = recv ? recv->landing().count : 0;
     if (out > chunk_ || in > chunk_) return false;
     if (summary.local) run_local_steps();
+    if (failure_) {
+      exchange_keeping_failures(send, static_cast<int>(out), recv, static_cast<int>(in));
+      return true;
+    }
     if (out && in)
       HPCOLL_MPI(MPI_Sendrecv, mem_.at(send->a), static_cast<int>(out), type_, send->peer, tag_,
                  mem_.at(recv->landing()), static_cast<int>(in), type_, recv->peer, tag_, comm_, MPI_STATUS_IGNORE);
@@ -298,6 +405,39 @@ private:
     return true;
   }
 
+  /// exchange's messages under keep_failures: a notice sent once failed, a
+  /// notice received read.
+  void exchange_keeping_failures(const step* send, int out, const step* recv, int in) {
+    const int sent = *failure_ ? 0 : out;
+    MPI_Status status;
+    int code = MPI_SUCCESS;
+    if (out && in)
+      code = MPI_Sendrecv(mem_.at(send->a), sent, type_, send->peer, tag_, mem_.at(recv->landing()), in, type_,
+                          recv->peer, tag_, comm_, &status);
+    else if (out)
+      code = MPI_Send(mem_.at(send->a), sent, type_, send->peer, tag_, comm_);
+    else if (in)
+      code = MPI_Recv(mem_.at(recv->landing()), in, type_, recv->peer, tag_, comm_, &status);
+    if (code != MPI_SUCCESS) [[unlikely]]
+      return exchange_failed(code, send, out, recv, in);
+    if (in && received_nothing(status, type_) && !*failure_) [[unlikely]]
+      record_peer_failure(recv->peer);
+  }
+
+  /// After exchange's MPI call failed: a failed MPI_Send tried once more as a
+  /// notice, a failed MPI_Recv as it was; a failed MPI_Sendrecv not at all,
+  /// since MPI does not say which half of it happened.
+  [[gnu::cold, gnu::noinline]] void exchange_failed(int code, const step* send, int out, const step* recv, int in) {
+    if (out && in) return record_mpi_failure(code, "MPI_Sendrecv");
+    if (out) {
+      record_mpi_failure(code, "MPI_Send");
+      MPI_Send(mem_.at(send->a), 0, type_, send->peer, tag_, comm_);
+    } else {
+      record_mpi_failure(code, "MPI_Recv");
+      MPI_Recv(mem_.at(recv->landing()), in, type_, recv->peer, tag_, comm_, MPI_STATUS_IGNORE);
+    }
+  }
+
   void post(const step& s, bool is_send) {
     const region& r = is_send ? s.a : s.landing();
     T* base = mem_.at(r);
@@ -306,9 +446,9 @@ private:
       // Null until MPI posts it: a post that fails leaves nothing to cancel.
       MPI_Request& req = requests_.emplace_back(MPI_REQUEST_NULL);
       if (is_send)
-        HPCOLL_MPI(MPI_Isend, base + done, n, type_, s.peer, tag_, comm_, &req);
+        post_send(base + done, n, s.peer, req);
       else
-        HPCOLL_MPI(MPI_Irecv, base + done, n, type_, s.peer, tag_, comm_, &req);
+        post_receive(base + done, n, s.peer, req);
     }
   }
 
@@ -321,7 +461,8 @@ private:
   std::vector<step>* steps_ = nullptr;  ///< where a plan's round is emitted (begin, run)
   std::span<const step> round_;        ///< the steps of the current round
   std::vector<MPI_Request>& requests_;
-  std::exception_ptr* op_failure_ = nullptr;  ///< keep_op_failure()'s place
+  std::exception_ptr* failure_ = nullptr;           ///< keep_failures()'s place
+  std::vector<MPI_Status>* statuses_ = nullptr;     ///< keep_failures()'s statuses
 };
 
 /// Runs `plan` on this rank. `comm` and `tag` must be the same on every rank
@@ -331,8 +472,8 @@ void execute_mpi(MPI_Comm comm, int tag, const Plan& plan, const T* input, T* ou
   const thread_lease<scratch_block> scratch;
   const buffers<T> mem{input, output, scratch->reserve<T>(plan.scratch_elems())};
   const thread_lease<round_workspace> ws;
-  std::exception_ptr op_failure;
-  round_runner<T, Op>(comm, tag, mem, op, ws->steps, ws->requests).keep_op_failure(op_failure).run(plan);
+  std::exception_ptr failure;
+  round_runner<T, Op>(comm, tag, mem, op, ws->steps, ws->requests).keep_failures(failure, ws->statuses).run(plan);
 }
 
 }  // namespace hpcoll::detail

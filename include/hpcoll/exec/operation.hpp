@@ -180,16 +180,16 @@ public:
 private:
   round_runner<T, Op> runner() {
     round_runner<T, Op> r{comm().native(), tag_, mem_, op_, steps_, requests_};
-    r.keep_op_failure(op_failure_);
+    r.keep_failures(run_failure_, statuses_);
     return r;
   }
   bool post_first() override {
-    op_failure_ = nullptr;
+    run_failure_ = nullptr;
     return runner().post_first(plan_, posted_);
   }
   bool advance_rounds() override { return runner().advance(plan_, round_, posted_); }
   void run_rounds() override {
-    op_failure_ = nullptr;
+    run_failure_ = nullptr;
     runner().run(plan_);
   }
   void abandon_messages() noexcept override { runner().abandon_round(); }
@@ -201,7 +201,8 @@ private:
   buffers<T> mem_;
   std::vector<step> steps_;
   std::vector<MPI_Request> requests_;
-  std::exception_ptr op_failure_;  ///< what the op threw in this run (round_runner::keep_op_failure)
+  std::vector<MPI_Status> statuses_;
+  std::exception_ptr run_failure_;  ///< this run's first failure (round_runner::keep_failures)
 };
 
 /// An operation for one call; `make_plan(shape)` builds the plan from the

@@ -98,6 +98,7 @@ public:
   /// user op) must not replace the plan being replayed, and records nothing.
   bool busy = false;
   std::vector<MPI_Request> requests;  ///< a replayed round's posted messages
+  std::vector<MPI_Status> statuses;   ///< and their statuses
 
 private:
   static constexpr std::size_t ways = 4;
@@ -156,11 +157,11 @@ void execute_choice(MPI_Comm comm, int tag, const Choice& choice, const Shape& s
         std::optional<thread_lease<scratch_block>> scratch;
         if (plan->scratch_elems() != 0) scratch.emplace();
         const buffers<T> mem{input, output, scratch ? (*scratch)->template reserve<T>(plan->scratch_elems()) : nullptr};
-        std::exception_ptr op_failure;
+        std::exception_ptr failure;
         round_runner<T, Op> runner(comm, tag, mem, op, plans.requests);
-        runner.keep_op_failure(op_failure);
+        runner.keep_failures(failure, plans.statuses);
         for (const recorded_plan::round& r : plan->rounds()) runner.run_round(plan->steps(r), r.summary);
-        runner.raise_op_failure();
+        runner.raise_failure();
         return;
       }
     }
