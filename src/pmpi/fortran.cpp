@@ -93,6 +93,13 @@ HPCOLL_PMPI_EXPORT void mpi_allgather_(const void* sendbuf, const MPI_Fint* send
                         type_of(recvtype), comm_of(comm)));
 }
 
+HPCOLL_PMPI_EXPORT void mpi_allgatherv_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                        void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs,
+                                        const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* ierr) {
+  set(ierr, MPI_Allgatherv(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), recvcounts,
+                           displs, type_of(recvtype), comm_of(comm)));
+}
+
 HPCOLL_PMPI_EXPORT void mpi_alltoall_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
                                       void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
                                       const MPI_Fint* comm, MPI_Fint* ierr) {
@@ -122,6 +129,7 @@ HPCOLL_PMPI_F08(mpi_gather)
 HPCOLL_PMPI_F08(mpi_gatherv)
 HPCOLL_PMPI_F08(mpi_scatter)
 HPCOLL_PMPI_F08(mpi_allgather)
+HPCOLL_PMPI_F08(mpi_allgatherv)
 HPCOLL_PMPI_F08(mpi_alltoall)
 HPCOLL_PMPI_F08(mpi_alltoallv)
 HPCOLL_PMPI_F08(mpi_finalize)

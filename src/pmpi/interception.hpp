@@ -20,9 +20,10 @@
 namespace hpcoll::pmpi {
 
 enum class collective : unsigned char {
-  bcast, reduce, allreduce, gather, gatherv, scatter, allgather, reduce_scatter_block, alltoall, alltoallv
+  bcast, reduce, allreduce, gather, gatherv, scatter, allgather, allgatherv, reduce_scatter_block, alltoall,
+  alltoallv
 };
-inline constexpr std::size_t collective_count = 10;
+inline constexpr std::size_t collective_count = 11;
 
 /// What became of a call: served by hpcoll, or forwarded to PMPI and why.
 enum class outcome : unsigned char {

@@ -415,6 +415,35 @@ HPCOLL_PMPI_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Dat
       [&] { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); });
 }
 
+HPCOLL_PMPI_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                      MPI_Comm comm) {
+  return intercept(
+      collective::allgatherv, comm,
+      [&](const communicator& c) {
+        const moved_items received = moved(0, recvtype);
+        if (received.problem != outcome::served) return received.problem;
+        const datatype_view& item = received.item;
+        block_layout& layout = receive_layout;
+        if (recvbuf == MPI_IN_PLACE || !layout.set(recvcounts, displs, item, c.size())) return outcome::arguments;
+        if (sendbuf == MPI_IN_PLACE) {
+          hpcoll::allgatherv(c, hpcoll::in_place, layout.writable(recvbuf, recvtype, item, comm, true), layout.counts,
+                             layout.displs);
+        } else {
+          const moved_items sent = moved(sendcount, sendtype);
+          if (sent.problem != outcome::served) return sent.problem;
+          if (sent.bytes() != layout.counts[static_cast<std::size_t>(c.rank())] ||
+              aliased(sendbuf, recvbuf, sent.bytes()))
+            return outcome::arguments;
+          hpcoll::allgatherv(c, readable(sendbuf, sent, sendtype, comm),
+                             layout.writable(recvbuf, recvtype, item, comm, false), layout.counts, layout.displs);
+        }
+        layout.written(recvbuf, recvtype, item, comm);
+        return outcome::served;
+      },
+      [&] { return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); });
+}
+
 HPCOLL_PMPI_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   return intercept(
@@ -524,6 +553,14 @@ HPCOLL_PMPI_EXPORT int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Da
                                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   return forward_nonblocking(collective::allgather, [&] {
     return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  });
+}
+
+HPCOLL_PMPI_EXPORT int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                       MPI_Comm comm, MPI_Request* request) {
+  return forward_nonblocking(collective::allgatherv, [&] {
+    return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
   });
 }
 

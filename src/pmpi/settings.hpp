@@ -14,9 +14,9 @@
 namespace hpcoll::pmpi {
 
 /// The collectives' names, in the order of enum class collective (interception.hpp).
-inline constexpr std::array<std::string_view, 10> collective_names{
-    "bcast", "reduce", "allreduce", "gather", "gatherv", "scatter", "allgather", "reduce_scatter_block", "alltoall",
-    "alltoallv"};
+inline constexpr std::array<std::string_view, 11> collective_names{
+    "bcast",     "reduce",     "allreduce", "gather",   "gatherv",  "scatter",
+    "allgather", "allgatherv", "reduce_scatter_block", "alltoall", "alltoallv"};
 
 /// Which collectives are intercepted, from HPCOLL_PMPI (`switched`: "", "on"
 /// or "off") and HPCOLL_PMPI_COLLECTIVES (`list`: a comma-separated list of

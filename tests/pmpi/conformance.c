@@ -322,8 +322,9 @@ static void move_every_predefined_type(MPI_Comm comm) {
   for (size_t t = 0; t < sizeof types / sizeof types[0]; ++t) move_predefined(comm, types[t].type, 3, types[t].name);
 }
 
-/* Gather, Gatherv, Scatter and Alltoallv of ints, to and from every root, in
- * place where MPI allows it; rank r's block has r % 3 + 1 ints (v forms). */
+/* Gather, Gatherv, Scatter, Allgatherv and Alltoallv of ints, to and from
+ * every root, in place where MPI allows it; rank r's block has r % 3 + 1 ints
+ * (v forms). */
 static void move_ints(MPI_Comm comm) {
   int rank, p;
   MPI_Comm_rank(comm, &rank);
@@ -379,6 +380,21 @@ static void move_ints(MPI_Comm comm) {
       for (int i = 0; i < N; ++i) CHECK(out[i] == ITEM(root, rank, i), "scatter root %d [%d]", root, i);
     }
   }
+  /* Allgatherv: the blocks at the gatherv's displacements, the gaps left as they were; then in place. */
+  for (int i = 0; i < gaps; ++i) out[i] = -1;
+  for (int i = 0; i < N; ++i) in[i] = ITEM(rank, 0, i);
+  MPI_Allgatherv(in, counts[rank], MPI_INT, out, counts, displs, MPI_INT, comm);
+  int written = 0;
+  for (int i = 0; i < gaps; ++i) written += out[i] != -1;
+  CHECK(written == gaps / 2, "allgatherv wrote %d ints, not %d", written, gaps / 2);
+  for (int r = 0; r < p; ++r)
+    for (int i = 0; i < counts[r]; ++i) CHECK(out[displs[r] + i] == ITEM(r, 0, i), "allgatherv block %d [%d]", r, i);
+  for (int i = 0; i < gaps; ++i) out[i] = -1;
+  memcpy(out + displs[rank], in, sizeof(int) * counts[rank]);
+  MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, counts, displs, MPI_INT, comm);
+  for (int r = 0; r < p; ++r)
+    for (int i = 0; i < counts[r]; ++i)
+      CHECK(out[displs[r] + i] == ITEM(r, 0, i), "allgatherv in place block %d [%d]", r, i);
   /* Gatherv with negative displacements, counted back from the end of the buffer. */
   for (int r = 0; r < p; ++r) displs[r] -= gaps;
   for (int i = 0; i < gaps; ++i) out[i] = -1;
@@ -444,6 +460,7 @@ static void zero_counts(MPI_Comm comm) {
   MPI_Gatherv(&in, 0, MPI_INT, &guard, zeros, zeros, MPI_INT, 0, comm);
   MPI_Scatter(&in, 0, MPI_INT, &guard, 0, MPI_INT, 0, comm);
   MPI_Allgather(&in, 0, MPI_INT, &guard, 0, MPI_INT, comm);
+  MPI_Allgatherv(&in, 0, MPI_INT, &guard, zeros, zeros, MPI_INT, comm);
   MPI_Alltoall(&in, 0, MPI_INT, &guard, 0, MPI_INT, comm);
   MPI_Alltoallv(&in, zeros, zeros, MPI_INT, &guard, zeros, zeros, MPI_INT, comm);
   MPI_Allreduce(NULL, NULL, 0, MPI_INT, MPI_SUM, comm);
@@ -482,7 +499,7 @@ static void nonblocking(MPI_Comm comm) {
   int rank, p;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &p);
-  enum { KINDS = 10 };
+  enum { KINDS = 11 };
   MPI_Request requests[KINDS];
   int* ones = malloc(sizeof(int) * p);
   int* ranks = malloc(sizeof(int) * p);
@@ -509,6 +526,7 @@ static void nonblocking(MPI_Comm comm) {
   MPI_Iallgather(&rank, 1, MPI_INT, out[7], 1, MPI_INT, comm, &requests[7]);
   MPI_Ialltoall(ranks, 1, MPI_INT, out[8], 1, MPI_INT, comm, &requests[8]);
   MPI_Ialltoallv(ranks, ones, displs, MPI_INT, out[9], ones, displs, MPI_INT, comm, &requests[9]);
+  MPI_Iallgatherv(&rank, 1, MPI_INT, out[10], ones, displs, MPI_INT, comm, &requests[10]);
   MPI_Waitall(KINDS, requests, MPI_STATUSES_IGNORE);
   CHECK(bcast_value == 42, "ibcast: %d", bcast_value);
   CHECK(out[1][0] == p * (p - 1) / 2, "iallreduce: %d", out[1][0]);
@@ -517,7 +535,7 @@ static void nonblocking(MPI_Comm comm) {
   CHECK(out[6][0] == rank, "iscatter: %d", out[6][0]);
   for (int r = 0; r < p; ++r) {
     if (rank == root) CHECK(out[4][r] == r && out[5][r] == r, "igather, igatherv [%d]", r);
-    CHECK(out[7][r] == r, "iallgather [%d]", r);
+    CHECK(out[7][r] == r && out[10][r] == r, "iallgather, iallgatherv [%d]", r);
     CHECK(out[8][r] == rank && out[9][r] == rank, "ialltoall, ialltoallv [%d]", r);
   }
   for (int k = 0; k < KINDS; ++k) free(out[k]);

@@ -70,6 +70,10 @@ program conformance_fortran
   displs = [(i, i = 0, p - 1)]
   call MPI_Alltoallv(blocks, counts, displs, MPI_INTEGER, gathered, counts, displs, MPI_INTEGER, MPI_COMM_WORLD, ierr)
   call check(all(gathered == [(i * 100 + rank, i = 0, p - 1)]))
+  value = rank * 3
+  gathered = -1
+  call MPI_Allgatherv(value, 1, MPI_INTEGER, gathered, counts, displs, MPI_INTEGER, MPI_COMM_WORLD, ierr)
+  call check(all(gathered == [(i * 3, i = 0, p - 1)]))
 
   call MPI_Allreduce(failures, all_failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a, i0, a, i0, a)', 'conformance (Fortran): ', p, ' ranks, ', all_failures, ' failed checks'

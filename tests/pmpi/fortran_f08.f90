@@ -32,6 +32,10 @@ program conformance_fortran_f08
   displs = [(i, i = 0, p - 1)]
   call MPI_Alltoallv(blocks, counts, displs, MPI_INTEGER, received, counts, displs, MPI_INTEGER, dup)
   if (any(received /= [(i * 100 + rank, i = 0, p - 1)])) failures = failures + 1
+  value = rank * 3
+  received = -1
+  call MPI_Allgatherv(value, 1, MPI_INTEGER, received, counts, displs, MPI_INTEGER, dup)
+  if (any(received /= [(i * 3, i = 0, p - 1)])) failures = failures + 1
 
   call MPI_Comm_free(dup)
   call MPI_Allreduce(failures, all_failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
