@@ -624,6 +624,70 @@ TEST_CASE("movement.repeated_v_calls") {
   }
 }
 
+// An empty block's displacement means nothing (MPI checks none): empty
+// blocks placed far beyond the buffers, the others packed in rank order (so
+// the allgatherv runs in place) or in reverse order with gaps.
+TEST_CASE("movement.empty_blocks_anywhere") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  const int p = c.size();
+  const int rank = c.rank();
+  const auto P = static_cast<std::size_t>(p);
+  const auto me = static_cast<std::size_t>(rank);
+  constexpr std::size_t far = std::size_t{1} << 40;
+  // Rank q's block for rank j has (q + j) % 3 elements; element e of it.
+  const auto count = [](std::size_t q, std::size_t j) { return (q + j) % 3; };
+  const auto element = [](std::size_t q, std::size_t j, std::size_t e) { return static_cast<int>(100 * q + 10 * j + e); };
+  /// Displacements for blocks of `counts`: empty ones at `far`, the others
+  /// packed in rank order or, `reversed`, from the last rank to the first
+  /// with a one-element gap after each. Returns the extent.
+  const auto place = [&](const std::vector<std::size_t>& counts, std::vector<std::size_t>& displs, bool reversed) {
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < P; ++k) {
+      const std::size_t q = reversed ? P - 1 - k : k;
+      displs[q] = counts[q] == 0 ? far + q : at;
+      if (counts[q] != 0) at += counts[q] + (reversed ? 1 : 0);
+    }
+    return at;
+  };
+  for (const bool reversed : {false, true}) {
+    const std::string layout = reversed ? "reversed with gaps" : "packed";
+    // Allgatherv and gatherv: rank q contributes count(q, 0) elements.
+    std::vector<std::size_t> counts(P), displs(P);
+    for (std::size_t q = 0; q < P; ++q) counts[q] = count(q, 0);
+    const std::size_t extent = place(counts, displs, reversed);
+    std::vector<int> in(counts[me]);
+    for (std::size_t e = 0; e < in.size(); ++e) in[e] = element(me, 0, e);
+    std::vector<int> want(extent, -1);
+    for (std::size_t q = 0; q < P; ++q)
+      for (std::size_t e = 0; e < counts[q]; ++e) want[displs[q] + e] = element(q, 0, e);
+    std::vector<int> got(extent, -1);
+    hpcoll::allgatherv(c, in, got, counts, displs);
+    CHECK_MESSAGE(got == want, "allgatherv, ", layout);
+    std::fill(got.begin(), got.end(), -1);
+    hpcoll::Allgatherv<sched::ring>{}(c, in, got, counts, displs);
+    CHECK_MESSAGE(got == want, "Allgatherv<ring>, ", layout);
+    for (int root = 0; root < p; ++root) {
+      std::fill(got.begin(), got.end(), -1);
+      hpcoll::gatherv(c, in, got, counts, displs, root);
+      if (rank == root) CHECK_MESSAGE(got == want, "gatherv to ", root, ", ", layout);
+    }
+    // Alltoallv: rank `rank` sends count(rank, j) elements to rank j.
+    std::vector<std::size_t> send_counts(P), send_displs(P), recv_counts(P), recv_displs(P);
+    for (std::size_t j = 0; j < P; ++j) {
+      send_counts[j] = count(me, j);
+      recv_counts[j] = count(j, me);
+    }
+    std::vector<int> send(place(send_counts, send_displs, reversed), -1);
+    std::vector<int> received(place(recv_counts, recv_displs, reversed), -1), expected(received.size(), -1);
+    for (std::size_t j = 0; j < P; ++j) {
+      for (std::size_t e = 0; e < send_counts[j]; ++e) send[send_displs[j] + e] = element(me, j, e);
+      for (std::size_t e = 0; e < recv_counts[j]; ++e) expected[recv_displs[j] + e] = element(j, me, e);
+    }
+    hpcoll::alltoallv(c, send, send_counts, send_displs, received, recv_counts, recv_displs);
+    CHECK_MESSAGE(received == expected, "alltoallv, ", layout);
+  }
+}
+
 // ~1 MB per call, counts not a multiple of any message limit. With
 // HPCOLL_MAX_MESSAGE_BYTES=4096 every transfer travels as many messages.
 TEST_CASE("movement.split_messages") {

@@ -106,7 +106,7 @@ private:
     check(call, c, n, d, output.size(), conversion);
     const bool ok = call.args.problem().empty();
     const auto own = static_cast<std::size_t>(c.rank());
-    fill(call, c, ok ? output.data() + d[own] : output.data(), ok ? n[own] : 0, output, n, d, true);
+    fill(call, c, ok && n[own] ? output.data() + d[own] : output.data(), ok ? n[own] : 0, output, n, d, true);
   }
 
   /// Counts and displacements: p of each, every block inside the output, and

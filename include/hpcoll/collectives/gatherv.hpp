@@ -57,7 +57,7 @@ struct Gatherv : detail::collective_interface<Gatherv<Schedule, Check, Progress>
     detail::check_blocks(call.args, n, d, output.size(), c.size(), "receive");
     const bool ok = call.args.problem().empty();
     const auto own = static_cast<std::size_t>(root);
-    fill(call, c, ok ? output.data() + d[own] : output.data(), ok ? n[own] : 0, output, n, d, true, root);
+    fill(call, c, ok && n[own] ? output.data() + d[own] : output.data(), ok ? n[own] : 0, output, n, d, true, root);
     return call;
   }
 

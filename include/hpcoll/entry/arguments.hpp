@@ -95,7 +95,8 @@ std::span<const std::size_t> as_sizes(const R& r, std::vector<std::size_t>& stor
 }
 
 /// Block i (counts[i] elements at displs[i]) must lie inside `extent`
-/// elements; `what` names the buffer.
+/// elements; `what` names the buffer. An empty block's displacement means
+/// nothing (MPI does not check it either): the plans place empty blocks at 0.
 inline void check_blocks(argument_check& args, std::span<const std::size_t> counts, std::span<const std::size_t> displs,
                          std::size_t extent, int size, const char* what) {
   const auto p = static_cast<std::size_t>(size);
@@ -104,7 +105,7 @@ inline void check_blocks(argument_check& args, std::span<const std::size_t> coun
                " ranks");
   if (!args.problem().empty()) return;
   for (std::size_t i = 0; i < p; ++i) {
-    const bool fits = displs[i] <= extent && counts[i] <= extent - displs[i];
+    const bool fits = counts[i] == 0 || (displs[i] <= extent && counts[i] <= extent - displs[i]);
     args.require(fits, what, " block ", i, " (", counts[i], " elements at ", displs[i], ") does not fit in ", extent,
                  " elements");
   }

@@ -72,7 +72,7 @@ struct plan_adapter<allgatherv_shape> {
     const std::size_t n = s.counts[r];
     const std::size_t total = s.total();
     const bool packed = s.packed;
-    const region own_out = out(s.displs[r], n);
+    const region own_out = out(n ? s.displs[r] : 0, n);  // an empty block's displacement means nothing
     const allgather_phase phase{.rank = s.rank, .size = s.size, .root = 0, .layout = {total, s.size, s.starts},
                                 .data = packed ? buffer::output : buffer::scratch, .base = 0,
                                 .scratch_base = packed ? 0 : total, .own = s.in_place ? region{} : in(0, n)};

@@ -139,11 +139,12 @@ struct allgatherv_shape {
   constexpr std::size_t total() const { return starts.empty() ? 0 : starts.back(); }
 };
 
-/// Whether displacements are starts' first entries: blocks packed in rank order.
+/// Whether displacements are starts' first entries (an empty block's
+/// anywhere): blocks packed in rank order.
 constexpr bool packed_in_rank_order(std::span<const std::size_t> displs, std::span<const std::size_t> starts) {
   if (starts.size() != displs.size() + 1) return false;
   for (std::size_t q = 0; q < displs.size(); ++q)
-    if (displs[q] != starts[q]) return false;
+    if (displs[q] != starts[q] && starts[q + 1] != starts[q]) return false;
   return true;
 }
 /// input: size*count; output: count (block `rank` of the reduction).

@@ -50,7 +50,7 @@ inline constexpr std::size_t own_count(const gatherv_shape& s) { return s.send_c
 inline constexpr region root_block(const gather_shape& s, int q) { return out(static_cast<std::size_t>(q) * s.count, s.count); }
 inline constexpr region root_block(const gatherv_shape& s, int q) {
   const auto i = static_cast<std::size_t>(q);
-  return out(s.displs[i], s.counts[i]);
+  return out(s.counts[i] ? s.displs[i] : 0, s.counts[i]);  // an empty block's displacement means nothing
 }
 
 /// Gather and gatherv by single hops into the root's output.
@@ -120,11 +120,11 @@ inline constexpr std::pair<std::size_t, std::size_t> send_block(const alltoall_s
 inline constexpr std::pair<std::size_t, std::size_t> recv_block(const alltoall_shape& s, int j) { return send_block(s, j); }
 inline constexpr std::pair<std::size_t, std::size_t> send_block(const alltoallv_shape& s, int j) {
   const auto i = static_cast<std::size_t>(j);
-  return {s.send_displs[i], s.send_counts[i]};
+  return {s.send_counts[i] ? s.send_displs[i] : 0, s.send_counts[i]};  // an empty block's displacement means nothing
 }
 inline constexpr std::pair<std::size_t, std::size_t> recv_block(const alltoallv_shape& s, int j) {
   const auto i = static_cast<std::size_t>(j);
-  return {s.recv_displs[i], s.recv_counts[i]};
+  return {s.recv_counts[i] ? s.recv_displs[i] : 0, s.recv_counts[i]};
 }
 inline constexpr std::size_t output_extent(const alltoall_shape& s) { return static_cast<std::size_t>(s.size) * s.count; }
 inline constexpr std::size_t output_extent(const alltoallv_shape& s) {
