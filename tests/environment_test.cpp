@@ -33,13 +33,16 @@ TEST_CASE("environment.bytes") {
 TEST_CASE("environment.pmpi") {
   using hpcoll::pmpi::intercepted_collectives;
   const auto all = intercepted_collectives("", "");
-  CHECK(std::count(all.begin(), all.end(), true) == 10);
+  CHECK(std::count(all.begin(), all.end(), true) == 11);  // bcast ... allgather, allgatherv, ... alltoallv
   const auto none = intercepted_collectives("off", "bcast");
   CHECK(std::count(none.begin(), none.end(), true) == 0);
   const auto two = intercepted_collectives("on", "allreduce,bcast");
   CHECK(two[0]);
   CHECK(two[2]);
   CHECK(std::count(two.begin(), two.end(), true) == 2);
+  const auto v_form = intercepted_collectives("on", "allgatherv");
+  CHECK(v_form[7]);
+  CHECK(std::count(v_form.begin(), v_form.end(), true) == 1);
   CHECK_THROWS_WITH_AS(intercepted_collectives("yes", ""), "hpcoll: HPCOLL_PMPI is 'yes'; it must be on or off",
                        hpcoll::error);
   for (const char* bad : {"bcast,", ",bcast", "bcast,,reduce", "Bcast", "bcast "})
