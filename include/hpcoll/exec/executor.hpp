@@ -285,41 +285,45 @@ private:
     }
   }
 
-  /// Keep the call's first failure: an MPI routine's, or a peer's notice.
-  [[gnu::cold, gnu::noinline]] void record_mpi_failure(int code, const char* routine) {
+  /// Whether the call has failed on this rank (under keep_failures).
+  bool failed() const { return failure_ && *failure_; }
+
+  /// An MPI routine that failed: raised at once without keep_failures (the
+  /// caller then leaves no message pending), else kept if it is the first.
+  [[gnu::cold, gnu::noinline]] void mpi_call_failed(int code, const char* routine) {
+    if (!failure_) throw mpi_failure(code, routine);
     if (!*failure_) *failure_ = std::make_exception_ptr(mpi_failure(code, routine));
   }
+  /// A peer's notice: kept if it is the first failure.
   [[gnu::cold, gnu::noinline]] void record_peer_failure(int peer) {
     if (!*failure_) *failure_ = std::make_exception_ptr(peer_failure(peer));
+  }
+
+  /// Where MPI reports the round's statuses: nowhere without keep_failures.
+  MPI_Status* round_statuses() {
+    if (!failure_) return MPI_STATUSES_IGNORE;
+    statuses_->resize(requests_.size());
+    return statuses_->data();
   }
 
   /// The round's posted messages, completed.
   void wait_round() {
     if (requests_.empty()) return;
-    const int n = static_cast<int>(requests_.size());
-    if (!failure_) return HPCOLL_MPI(MPI_Waitall, n, requests_.data(), MPI_STATUSES_IGNORE);
-    statuses_->resize(requests_.size());
-    const int code = MPI_Waitall(n, requests_.data(), statuses_->data());
+    const int code = MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), round_statuses());
     if (code != MPI_SUCCESS) [[unlikely]]
       return settle_after(code, "MPI_Waitall");
-    read_notices();
+    if (failure_) read_notices();
   }
 
   /// Whether the round's posted messages have completed, without blocking.
   bool round_done() {
-    const int n = static_cast<int>(requests_.size());
     int done = 0;
-    if (!failure_) {
-      HPCOLL_MPI(MPI_Testall, n, requests_.data(), &done, MPI_STATUSES_IGNORE);
-      return done != 0;
-    }
-    statuses_->resize(requests_.size());
-    const int code = MPI_Testall(n, requests_.data(), &done, statuses_->data());
+    const int code = MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &done, round_statuses());
     if (code != MPI_SUCCESS) [[unlikely]] {
       settle_after(code, "MPI_Testall");
       return true;
     }
-    if (done) read_notices();
+    if (done && failure_) read_notices();
     return done != 0;
   }
 
@@ -329,7 +333,7 @@ private:
   /// advance), so none lands later in a buffer given back; after any other
   /// error MPI says nothing of the requests: they are cancelled and freed.
   [[gnu::cold, gnu::noinline]] void settle_after(int code, const char* routine) {
-    record_mpi_failure(code, routine);
+    mpi_call_failed(code, routine);
     if (code != MPI_ERR_IN_STATUS) return abandon_round();
     for (std::size_t i = 0; i < requests_.size(); ++i)
       if ((*statuses_)[i].MPI_ERROR == MPI_ERR_PENDING && MPI_Wait(&requests_[i], MPI_STATUS_IGNORE) != MPI_SUCCESS)
@@ -350,26 +354,24 @@ private:
 
   /// MPI_Isend of a chunk, or of a notice once the call has failed.
   void post_send(const T* data, int n, int peer, MPI_Request& req) {
-    if (!failure_) return HPCOLL_MPI(MPI_Isend, data, n, type_, peer, tag_, comm_, &req);
-    const int code = MPI_Isend(data, *failure_ ? 0 : n, type_, peer, tag_, comm_, &req);
+    const int code = MPI_Isend(data, failed() ? 0 : n, type_, peer, tag_, comm_, &req);
     if (code != MPI_SUCCESS) [[unlikely]]
       send_failed(code, data, peer, req);
   }
   [[gnu::cold, gnu::noinline]] void send_failed(int code, const T* data, int peer, MPI_Request& req) {
-    record_mpi_failure(code, "MPI_Isend");
+    mpi_call_failed(code, "MPI_Isend");
     // The peer waits for this message: a notice in its place, if MPI takes one.
     if (MPI_Isend(data, 0, type_, peer, tag_, comm_, &req) != MPI_SUCCESS) req = MPI_REQUEST_NULL;
   }
 
   /// MPI_Irecv of a chunk.
   void post_receive(T* data, int n, int peer, MPI_Request& req) {
-    if (!failure_) return HPCOLL_MPI(MPI_Irecv, data, n, type_, peer, tag_, comm_, &req);
     const int code = MPI_Irecv(data, n, type_, peer, tag_, comm_, &req);
     if (code != MPI_SUCCESS) [[unlikely]]
       receive_failed(code, data, n, peer, req);
   }
   [[gnu::cold, gnu::noinline]] void receive_failed(int code, T* data, int n, int peer, MPI_Request& req) {
-    record_mpi_failure(code, "MPI_Irecv");
+    mpi_call_failed(code, "MPI_Irecv");
     // The peer's message must still be received, or it would wait for it or
     // meet a later call: once more.
     if (MPI_Irecv(data, n, type_, peer, tag_, comm_, &req) != MPI_SUCCESS) req = MPI_REQUEST_NULL;
@@ -390,50 +392,35 @@ private:
     const std::size_t in = recv ? recv->landing().count : 0;
     if (out > chunk_ || in > chunk_) return false;
     if (summary.local) run_local_steps();
-    if (failure_) {
-      exchange_keeping_failures(send, static_cast<int>(out), recv, static_cast<int>(in));
-      return true;
-    }
-    if (out && in)
-      HPCOLL_MPI(MPI_Sendrecv, mem_.at(send->a), static_cast<int>(out), type_, send->peer, tag_,
-                 mem_.at(recv->landing()), static_cast<int>(in), type_, recv->peer, tag_, comm_, MPI_STATUS_IGNORE);
-    else if (out)
-      HPCOLL_MPI(MPI_Send, mem_.at(send->a), static_cast<int>(out), type_, send->peer, tag_, comm_);
-    else if (in)
-      HPCOLL_MPI(MPI_Recv, mem_.at(recv->landing()), static_cast<int>(in), type_, recv->peer, tag_, comm_,
-                 MPI_STATUS_IGNORE);
-    return true;
-  }
-
-  /// exchange's messages under keep_failures: a notice sent once failed, a
-  /// notice received read.
-  void exchange_keeping_failures(const step* send, int out, const step* recv, int in) {
-    const int sent = *failure_ ? 0 : out;
+    const int n_out = static_cast<int>(out), n_in = static_cast<int>(in);
+    const int sent = failed() ? 0 : n_out;  // a notice once failed
     MPI_Status status;
+    MPI_Status* const reported = failure_ ? &status : MPI_STATUS_IGNORE;
     int code = MPI_SUCCESS;
     if (out && in)
-      code = MPI_Sendrecv(mem_.at(send->a), sent, type_, send->peer, tag_, mem_.at(recv->landing()), in, type_,
-                          recv->peer, tag_, comm_, &status);
+      code = MPI_Sendrecv(mem_.at(send->a), sent, type_, send->peer, tag_, mem_.at(recv->landing()), n_in, type_,
+                          recv->peer, tag_, comm_, reported);
     else if (out)
       code = MPI_Send(mem_.at(send->a), sent, type_, send->peer, tag_, comm_);
     else if (in)
-      code = MPI_Recv(mem_.at(recv->landing()), in, type_, recv->peer, tag_, comm_, &status);
+      code = MPI_Recv(mem_.at(recv->landing()), n_in, type_, recv->peer, tag_, comm_, reported);
     if (code != MPI_SUCCESS) [[unlikely]]
-      return exchange_failed(code, send, out, recv, in);
-    if (in && received_nothing(status, type_) && !*failure_) [[unlikely]]
+      exchange_failed(code, send, n_out, recv, n_in);
+    else if (in && failure_ && received_nothing(status, type_) && !*failure_) [[unlikely]]
       record_peer_failure(recv->peer);
+    return true;
   }
 
-  /// After exchange's MPI call failed: a failed MPI_Send tried once more as a
-  /// notice, a failed MPI_Recv as it was; a failed MPI_Sendrecv not at all,
-  /// since MPI does not say which half of it happened.
+  /// After exchange's MPI call failed, under keep_failures: a failed MPI_Send
+  /// tried once more as a notice, a failed MPI_Recv as it was; a failed
+  /// MPI_Sendrecv not at all, since MPI does not say which half of it happened.
   [[gnu::cold, gnu::noinline]] void exchange_failed(int code, const step* send, int out, const step* recv, int in) {
-    if (out && in) return record_mpi_failure(code, "MPI_Sendrecv");
+    if (out && in) return mpi_call_failed(code, "MPI_Sendrecv");
     if (out) {
-      record_mpi_failure(code, "MPI_Send");
+      mpi_call_failed(code, "MPI_Send");
       MPI_Send(mem_.at(send->a), 0, type_, send->peer, tag_, comm_);
     } else {
-      record_mpi_failure(code, "MPI_Recv");
+      mpi_call_failed(code, "MPI_Recv");
       MPI_Recv(mem_.at(recv->landing()), in, type_, recv->peer, tag_, comm_, MPI_STATUS_IGNORE);
     }
   }
