@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <complex>
 #include <cstdlib>
 #include <filesystem>
@@ -116,6 +117,17 @@ TEST_CASE("machine_file.round_trip") {
     p.base.beta = d;
     CHECK(hpcoll::parse_machine_profile(hpcoll::machine_profile_text(p), "<text>").base.beta == d);
   }
+  // A written -0 (or a value that underflows to it) loads as 0 and saves as
+  // "0", so save, load, save gives the same text (found by the fuzzer).
+  const std::string negative_zero = std::string(valid_file).insert(valid_file.find("\"gamma\""),
+                                                                   "\"switch_time\": -0e-37, \"copy_cached\": -8e-1111, ");
+  const hpcoll::machine_profile z = hpcoll::parse_machine_profile(negative_zero, "<text>");
+  CHECK_FALSE(std::signbit(z.base.switch_time));
+  CHECK_FALSE(std::signbit(z.base.copy_cached));
+  const std::string z_text = hpcoll::machine_profile_text(z);
+  CHECK(contains(z_text, "\"switch_time\": 0,"));
+  CHECK(hpcoll::machine_profile_text(hpcoll::parse_machine_profile(z_text, "<text>")) == z_text);
+
   // A profile whose "measured" is not a JSON object cannot be saved.
   p.measured = "[1, 2]";
   CHECK(contains(error_of([&] { (void)hpcoll::machine_profile_text(p); }), "\"measured\" must be a JSON object"));

@@ -159,7 +159,7 @@ inline double machine_file_number(json_object* v, std::string_view what, std::st
     machine_file_error("load_machine_profile", source, concat({what, " is ", json_text(v), "; it must be a finite number"}));
   if (d < 0)
     machine_file_error("load_machine_profile", source, concat({what, " is negative (", json_text(v), "); it must be >= 0"}));
-  return d;
+  return d + 0.0;  // -0 reads as +0, so a saved profile writes "0" and loads back alike
 }
 
 }  // namespace detail
