@@ -394,7 +394,7 @@ private:
     if (summary.local) run_local_steps();
     const int n_out = static_cast<int>(out), n_in = static_cast<int>(in);
     const int sent = failed() ? 0 : n_out;  // a notice once failed
-    MPI_Status status;
+    MPI_Status status{};  // read only when reported, which g++ cannot tell
     MPI_Status* const reported = failure_ ? &status : MPI_STATUS_IGNORE;
     int code = MPI_SUCCESS;
     if (out && in)
