@@ -77,6 +77,8 @@ def main():
     ap.add_argument("--collectives", default=",".join(COLLECTIVES), help="a,b (default all four)")
     ap.add_argument("--force", type=parse_force, action="append", metavar="COLL=SCHEDULE",
                     help="also time SCHEDULE forced on COLL (HPCOLL_<COLL>=SCHEDULE); repeatable")
+    ap.add_argument("--machine", help="a machine file for the dispatcher (HPCOLL_MACHINE on every rank), "
+                    "e.g. one ./hpcoll calibrate measured on the cluster; default: the built-in model")
     ap.add_argument("--no-han", action="store_true", help="leave out the native run with HAN forced")
     ap.add_argument("--keep", action="store_true", help="leave the cluster up afterwards")
     ap.add_argument("--quick", action="store_true", help="few sizes, short rows (a check, not a measurement)")
@@ -93,6 +95,12 @@ def main():
     sizes = args.sizes or (QUICK_SIZES if args.quick else DEFAULT_SIZES)
     min_time = args.min_time if args.min_time is not None else (0.01 if args.quick else 0.1)
     forced = list(args.force or FORCED_SCHEDULES)
+    machine = []
+    if args.machine:
+        path = os.path.abspath(bc.from_cwd(args.cwd, args.machine))
+        if not os.path.isfile(path):
+            die(f"--machine {args.machine}: no such file")
+        machine = ["-x", f"HPCOLL_MACHINE={path}"]
 
     now = bc.utc_now()
     out = bc.results_folder(bc.from_cwd(args.cwd, args.out) if args.out else None, "cluster", now)
@@ -105,13 +113,13 @@ def main():
         if not args.quick else []
     common = repeat + [f"--hpcoll_collectives={','.join(collectives)}", f"--hpcoll_sizes={sizes}",
               f"--benchmark_min_time={min_time:g}", "--hpcoll_no_memcpy"]
-    runs = [("flat", [], [], common + ["--hpcoll_node_aware"])]
+    runs = [("flat", machine, [], common + ["--hpcoll_node_aware"])]
     if not args.no_han:
         runs.append(("native_han", HAN_MCA + HAN_VERBOSE, [],
                      common + ["--hpcoll_only_native", "--hpcoll_native_label=native_han"]))
     for coll, schedule in forced:
         var = f"HPCOLL_{coll.upper()}"
-        runs.append((f"forced_{coll}_{schedule}", ["-x", f"{var}={schedule}"], [(coll, schedule)],
+        runs.append((f"forced_{coll}_{schedule}", machine + ["-x", f"{var}={schedule}"], [(coll, schedule)],
                      repeat + [f"--hpcoll_collectives={coll}", f"--hpcoll_sizes={sizes}",
                       f"--benchmark_min_time={min_time:g}", "--hpcoll_no_memcpy"]))
     commands = []
@@ -162,11 +170,12 @@ def main():
             "command": ("./hpcoll bench --cluster " + " ".join(a for a in sys.argv[1:] if not a.startswith(bc.HIDDEN) and a not in (args.binary, args.cwd, args.mpiexec_flags)).strip()).strip(),
             "machine": bc.machine_text(mpi_library, [np_]) + f"; emulated: {args.hosts} hosts x {args.ppn} ranks, "
                        f"links {args.rate} each way (tc tbf)",
-            "hosts": args.hosts, "ppn": args.ppn, "rate": args.rate, "sizes": sizes, "min_time": min_time,
+            "hosts": args.hosts, "ppn": args.ppn, "rate": args.rate, "machine_file": args.machine, "sizes": sizes, "min_time": min_time,
             "quick": args.quick, "seconds": seconds, "failed": failed, "runs": commands}
     table = []
     L = bc.report_opening("Emulated cluster", meta)
     L += [f"- Date: {meta['date']}; duration {bc.fmt_seconds(seconds)}",
+          f"- The dispatcher's machine file: {args.machine or 'none (the built-in model)'}",
           f"- {f'Medians of {REPETITIONS} repetitions' if repeat else 'One repetition'}, in µs of the slowest rank per call; "
           "best flat = the fastest flat hpcoll schedule, best node-aware = the fastest hierarchical or "
           "multi_leader one, dispatcher = hpcoll's free function.", ""]

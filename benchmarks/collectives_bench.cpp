@@ -14,8 +14,8 @@
 // bytes, and a size with an empty block is skipped. The memcpy/copy/<S> rows
 // time one core's memory copy on rank 0 while the other ranks sleep. The
 // schedules of a collective are the dispatcher's candidates
-// (hpcoll::schedule::candidates), and with --hpcoll_node_aware the node-aware
-// schedules too (node_aware.hpp); --hpcoll_decisions_out writes, per row, the
+// (hpcoll::schedule::candidates): the flat ones, and with --hpcoll_node_aware
+// the node-aware ones too; --hpcoll_decisions_out writes, per row, the
 // dispatcher's choice for it and every candidate's predicted time (JSON), and
 // --hpcoll_decisions_only stops there.
 //
@@ -53,7 +53,6 @@
 #include <vector>
 
 #include "json_out.hpp"
-#include "node_aware.hpp"
 #include "options.hpp"
 #include "run_info.hpp"
 
@@ -428,8 +427,7 @@ std::size_t row_bytes(const call_args& a) {
 template <class D>
 void register_collective(const options& o, const hpcoll::communicator& comm, buffers& buf) {
   const std::size_t p = static_cast<std::size_t>(comm.size());
-  auto rows = hana::concat(hana::concat(hana::tuple_t<native_call, default_call>, hpcoll::schedule::candidates<typename D::shape>),
-                           hpcoll_bench::node_aware_schedules<typename D::shape>);
+  auto rows = hana::concat(hana::tuple_t<native_call, default_call>, hpcoll::schedule::candidates<typename D::shape>);
   hana::for_each(rows, [&](auto schedule_type) {
     using Sch = typename decltype(schedule_type)::type;
     if (o.only_native && !std::is_same_v<Sch, native_call>) return;
@@ -484,6 +482,7 @@ std::string plan_fingerprint(const Shape& shape) {
 /// for every row of the run, with each candidate's predicted time and plan fingerprint.
 void write_decisions(const options& o, const hpcoll::communicator& comm, buffers& buf) {
   json::array rows;
+  std::size_t row_count = 0;
   std::string machine_source;
   hana::for_each(all_collectives, [&](auto d) {
     using D = typename decltype(d)::type;
@@ -491,19 +490,22 @@ void write_decisions(const options& o, const hpcoll::communicator& comm, buffers
     for (std::size_t nominal : sizes(o)) {
       const std::optional<call_args> a = args_for<D>(comm, buf, nominal);
       if (!a) continue;
-      const hpcoll::decision decision = hpcoll::explain<typename D::reduction, elem>(comm, D::shape_of(*a));
+      auto shape = D::shape_of(*a);
+      if constexpr (requires { shape.nodes; }) shape.nodes = hpcoll::node_layout_of(comm);  // as the free functions do
+      const hpcoll::decision decision = hpcoll::explain<typename D::reduction, elem>(comm, shape);
       machine_source = decision.machine_source;
       std::vector<std::string> fingerprints;
-      hpcoll::schedule::for_each_candidate<typename D::shape>([&](auto type, std::size_t) {
-        fingerprints.push_back(plan_fingerprint<typename decltype(type)::type>(D::shape_of(*a)));
+      hpcoll::schedule::for_each_candidate<typename D::shape>([&](auto type, std::size_t i) {
+        fingerprints.push_back(decision.candidates[i].valid ? plan_fingerprint<typename decltype(type)::type>(shape) : "");
       });
       json::array candidates;
       for (std::size_t i = 0; i < decision.candidates.size(); ++i) {
         const auto& c = decision.candidates[i];
-        if (c.valid)
+        if (c.valid && c.weighed)
           candidates.push_back(json::object{{"schedule", c.schedule}, {"predicted_s", c.predicted_seconds},
                                             {"plan", fingerprints[i]}});
       }
+      ++row_count;
       rows.push_back(json::object{{"collective", D::name},
                                   {"bytes", row_bytes<D>(*a)},
                                   {"candidates", std::move(candidates)},
@@ -522,6 +524,8 @@ void write_decisions(const options& o, const hpcoll::communicator& comm, buffers
                                        {"collectives", collective_list()},
                                        {"rows", std::move(rows)}};
   json::write_file(o.decisions_out, out);
+  std::printf("hpcoll_bench: the dispatcher's decisions for %zu rows written to %s\n", row_count,
+              o.decisions_out.c_str());
 }
 
 /// memcpy/copy/<S>: one core's copy bandwidth (registered on rank 0 only; it
@@ -747,7 +751,10 @@ int run(int argc, char** argv) {
   const auto all_sizes = sizes(o);
   const std::size_t max_elems = all_sizes.empty() ? 0 : all_sizes.back() / elem_bytes;
   buffers buf{std::vector<elem>(max_elems, 1), std::vector<elem>(max_elems, 0)};
-  if (!o.decisions_out.empty() && rank == 0) write_decisions(o, comm, buf);
+  if (!o.decisions_out.empty()) {
+    (void)hpcoll::node_layout_of(comm);  // learnt collectively, before rank 0 alone asks for it below
+    if (rank == 0) write_decisions(o, comm, buf);
+  }
   if (o.decisions_only) return 0;
 
   hana::for_each(all_collectives, [&](auto d) {

@@ -18,11 +18,9 @@
 #include <hpcoll/select/node_cost.hpp>
 
 #include "json_out.hpp"
-#include "node_aware.hpp"
 #include "options.hpp"
 
 #include <algorithm>
-#include <boost/hana/for_each.hpp>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -78,8 +76,8 @@ void predict_one(const Shape& shape, std::size_t bytes, const hpcoll::node_layou
   rows.push_back({collective, hpcoll::schedule_name<Sch>(), nodes.nodes(), ppn, bytes, fast.seconds, walk, difference});
 }
 
-/// Predicts every flat candidate of Shape's collective (the dispatcher's) and
-/// its node-aware schedules (node_aware.hpp) for one layout and size.
+/// Predicts every candidate of Shape's collective (the dispatcher's, flat and
+/// node-aware) for one layout and size.
 template <class Shape>
 void predict_all(const Shape& shape, std::size_t bytes, const hpcoll::node_layout& nodes, const options& o,
                  std::vector<prediction_row>& rows, const std::string& collective, int ppn) {
@@ -87,7 +85,6 @@ void predict_all(const Shape& shape, std::size_t bytes, const hpcoll::node_layou
     predict_one<typename decltype(type)::type>(shape, bytes, nodes, o, rows, collective, ppn);
   };
   S::for_each_candidate<Shape>(one);
-  boost::hana::for_each(hpcoll_bench::node_aware_schedules<Shape>, one);
 }
 
 void run(const options& o, std::vector<prediction_row>& rows) {

@@ -55,6 +55,10 @@ std::uint64_t calls(const hpcoll::communicator& c, std::string_view collective, 
   return 0;
 }
 
+bool node_aware(const hpcoll::candidate_estimate& e) {
+  return e.schedule.starts_with("hierarchical<") || e.schedule.starts_with("multi_leader<");
+}
+
 /// allreduce with op::sum on doubles, checked against MPI_Allreduce.
 void check_allreduce(const hpcoll::communicator& c, std::size_t n) {
   const auto in = hpcoll_test::random_vector<double>(n, 17);
@@ -218,6 +222,128 @@ TEST_CASE("dispatch.environment_override") {
     CHECK(contains(e, "HPCOLL_BCAST=ring names no schedule of bcast"));
   }
   check_allreduce(c, 7);  // still aligned
+}
+
+// The node-aware candidates: weighed by the two-level model when the call's
+// layout spans nodes, left out of the model's choice within one node (but
+// open to HPCOLL_<COLL>), unusable without a layout or for a non-commutative
+// op on ranks not numbered node by node.
+TEST_CASE("dispatch.node_aware_candidates") {
+  const hpcoll::machine_profile profile = hpcoll::parse_machine_profile(synthetic_machine, "synthetic");
+  hpcoll::machine m = profile.for_reduction<hpcoll::op::sum, double>();
+  m.inter_alpha = 1e-4;
+  m.inter_beta = 1e-8;
+  m.port_beta = 2e-8;
+  const double a = 1e-5, b = 1e-9, g = 5e-10;
+  const std::size_t count = std::size_t{1} << 17;
+  const double n = static_cast<double>(count * sizeof(double));
+  hpcoll::allreduce_shape call{0, 8, count, true, false, sizeof(double)};
+
+  // No layout: the node-aware candidates cannot serve, and naming one is an error.
+  const hpcoll::decision bare = hpcoll::decide(call, m, nullptr, nullptr);
+  int aware = 0;
+  for (const auto& e : bare.candidates) {
+    CHECK(e.valid != node_aware(e));
+    if (node_aware(e)) {
+      ++aware;
+      CHECK(e.unusable == "needs the communicator's node layout");
+    }
+  }
+  CHECK(aware == 4);
+  CHECK(contains(error_of([&] { (void)hpcoll::decide(call, m, nullptr, "multi_leader<binomial,recursive_doubling>"); }),
+                 "chooses multi_leader<binomial, recursive_doubling>, which needs the communicator's node layout"));
+
+  const hpcoll::node_layout seven = hpcoll::node_layout::regular(1, 7);
+  call.nodes = seven;
+  CHECK(error_of([&] { (void)hpcoll::decide(call, m, nullptr, nullptr); }) ==
+        "hpcoll::allreduce<automatic>: the call's node layout has 7 ranks, its communicator 8");
+
+  // One node: priced as without a layout; node-aware ones not weighed, but named they run.
+  const hpcoll::node_layout one_node = hpcoll::node_layout::regular(1, 8);
+  call.nodes = one_node;
+  const hpcoll::decision within = hpcoll::decide(call, m, nullptr, nullptr);
+  CHECK(within.schedule() == bare.schedule());
+  for (std::size_t i = 0; i < within.candidates.size(); ++i) {
+    const auto& e = within.candidates[i];
+    CHECK(e.valid);
+    CHECK(e.weighed != node_aware(e));
+    if (e.weighed) CHECK(e.predicted_seconds == bare.candidates[i].predicted_seconds);
+  }
+  CHECK(contains(within.to_string(), "multi_leader<binomial, recursive_doubling>"));
+  CHECK(contains(within.to_string(), "(node-aware: weighed across nodes)"));
+  const hpcoll::decision named = hpcoll::decide(call, m, nullptr, "multi_leader<binomial,recursive_doubling>");
+  CHECK(named.schedule() == "multi_leader<binomial, recursive_doubling>");
+  CHECK(named.reason == "HPCOLL_ALLREDUCE=multi_leader<binomial,recursive_doubling>");
+
+  // Two nodes of four: every candidate on the two-level model. Recursive
+  // doubling crosses once, all four ranks of a node through its port
+  // (4n·port_β); the hierarchical form reduces to the leader (2 rounds),
+  // exchanges n between the leaders, broadcasts (2 rounds).
+  const hpcoll::node_layout two_nodes = hpcoll::node_layout::regular(2, 4);
+  call.nodes = two_nodes;
+  const hpcoll::decision across = hpcoll::decide(call, m, nullptr, nullptr);
+  INFO(across.to_string());
+  for (const auto& e : across.candidates) CHECK((e.valid && e.weighed && e.predicted_seconds > 0));
+  CHECK(predicted(across, "recursive_doubling") ==
+        doctest::Approx(2 * (a + n * b + n * g) + m.inter_alpha + 4 * n * m.port_beta + n * g));
+  CHECK(predicted(across, "hierarchical<binomial, recursive_doubling>") ==
+        doctest::Approx(2 * (a + n * b + n * g) + m.inter_alpha + n * m.port_beta + n * g + 2 * (a + n * b)));
+  CHECK(node_aware(across.candidates[across.choice]));
+  CHECK(across.reason == "model");
+
+  // The dispatcher walks every candidate through the executor's variant plan:
+  // the figures of each schedule's own two-level walk, full (8 ranks) and
+  // sampled (128 ranks on 16 nodes).
+  const hpcoll::node_layout sixteen_nodes = hpcoll::node_layout::regular(16, 8);
+  hpcoll::allreduce_shape large{0, 128, count, true, false, sizeof(double)};
+  large.nodes = sixteen_nodes;
+  const hpcoll::decision across_many = hpcoll::decide(large, m, nullptr, nullptr);
+  S::for_each_candidate<hpcoll::allreduce_shape>([&](auto type, std::size_t i) {
+    using Sch = typename decltype(type)::type;
+    CHECK(across.candidates[i].predicted_seconds == hpcoll::predict_on_nodes_sampled<Sch>(call, m, two_nodes).seconds);
+    CHECK(across_many.candidates[i].predicted_seconds ==
+          hpcoll::predict_on_nodes_sampled<Sch>(large, m, sixteen_nodes).seconds);
+  });
+
+  // A non-commutative op: node-aware forms reduce in rank order only on ranks
+  // numbered node by node, and never through a commutative-only phase.
+  call.commutative = false;
+  const hpcoll::decision in_order = hpcoll::decide(call, m, nullptr, nullptr);
+  for (const auto& e : in_order.candidates)
+    if (e.schedule == "hierarchical<binomial, recursive_doubling>") CHECK(e.valid);
+    else if (e.schedule == "hierarchical<binomial, reduce_scatter_allgather<recursive_halving, recursive_doubling>>")
+      CHECK(e.unusable == "needs a commutative op");
+  const hpcoll::node_layout dealt = hpcoll::node_layout::regular(2, 4, hpcoll::node_numbering::round_robin);
+  call.nodes = dealt;
+  for (const auto& e : hpcoll::decide(call, m, nullptr, nullptr).candidates)
+    if (node_aware(e) && e.unusable != "needs a commutative op")
+      CHECK(e.unusable == "reduces with a non-commutative op only when ranks are numbered node by node");
+}
+
+// The free functions give the dispatcher the communicator's node layout: with
+// HPCOLL_NODE_SIZE imposing nodes, a named node-aware candidate runs and
+// explain() (given the layout) weighs the node-aware candidates.
+TEST_CASE("dispatch.free_functions_across_nodes") {
+  const int per_node = std::max(1, world_size() / 2);
+  const scoped_env nodes("HPCOLL_NODE_SIZE", std::to_string(per_node).c_str());
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  {
+    const scoped_env env("HPCOLL_ALLREDUCE", "multi_leader<binomial,recursive_doubling>");
+    check_allreduce(c, 1000);
+  }
+  CHECK(calls(c, "allreduce", "multi_leader<binomial, recursive_doubling>") == 1);
+  hpcoll::allreduce_shape call{c.rank(), c.size(), 1000, true, false, sizeof(double)};
+  call.nodes = hpcoll::node_layout_of(c);
+  CHECK(call.nodes->nodes() == (world_size() + per_node - 1) / per_node);
+  const hpcoll::decision d = hpcoll::explain<hpcoll::op::sum, double>(c, call);
+  for (const auto& e : d.candidates) CHECK(e.weighed == (call.nodes->nodes() > 1 || !node_aware(e)));
+  // A bad imposed layout: every rank raises it before any message.
+  const scoped_env bad("HPCOLL_NODE_SIZE", "none");
+  const hpcoll::communicator later(MPI_COMM_WORLD);
+  std::vector<double> v(4, 1.0), w(4);
+  CHECK(contains(error_of([&] { hpcoll::allreduce(later, v, w, hpcoll::op::sum{}); }),
+                 "hpcoll::allreduce<automatic>: HPCOLL_NODE_SIZE is 'none'; it must be a positive number of ranks per node"));
+  check_allreduce(c, 5);  // still aligned
 }
 
 // Decisions are remembered per communicator: two communicators that decided

@@ -146,7 +146,7 @@ private:
     std::vector<std::byte> staging;  ///< the data when no matched buffer takes it
     std::byte* data = nullptr;
     mcast_slot* slot = nullptr;
-    std::optional<decltype(schedule::automatic::pick(std::declval<const mcast_shape&>(), 0))> plan;
+    std::optional<decltype(schedule::candidate_plan(std::declval<const mcast_shape&>(), 0))> plan;
     std::vector<std::byte> scratch;
     std::vector<step> steps;
     std::vector<MPI_Request> plan_requests, side_requests;  ///< side: header forwards and child acks
@@ -205,7 +205,7 @@ private:
       plan_done = head.fused != 0;
       if (!plan_done) {
         const mcast_shape shape{rank, size, head.master, &members, head.bytes, 1};
-        plan.emplace(schedule::automatic::pick(shape, head.schedule));
+        plan.emplace(schedule::candidate_plan(shape, head.schedule));
         scratch.resize(plan->scratch_elems());
         plan_done = runner().post_first(*plan, posted);
       }

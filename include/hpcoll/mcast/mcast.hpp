@@ -57,7 +57,7 @@ public:
              std::size_t choice, const std::byte* data, std::size_t bytes)
       : operation(c, engine, info),
         members_(members),
-        plan_(schedule::automatic::pick(mcast_shape{c.rank(), c.size(), c.rank(), &members_, bytes, 1}, choice)),
+        plan_(schedule::candidate_plan(mcast_shape{c.rank(), c.size(), c.rank(), &members_, bytes, 1}, choice)),
         data_(data) {
     header_.schedule = static_cast<std::uint16_t>(choice);
     header_.fused = bytes <= mcast_fused_limit;
@@ -136,7 +136,7 @@ private:
   }
 
   rank_set members_;
-  decltype(schedule::automatic::pick(std::declval<const mcast_shape&>(), 0)) plan_;
+  decltype(schedule::candidate_plan(std::declval<const mcast_shape&>(), 0)) plan_;
   const std::byte* data_;
   buffers<std::byte> mem_{data_, nullptr, nullptr};
   mcast_header header_;

@@ -103,4 +103,19 @@ concept plan = requires(const P& p, const step_sink& emit) {
   p.round(0, emit);
 };
 
+/// Whether round r of a plan is one in which, on nodes of one size with ranks
+/// numbered node by node (the size dividing the communicator's), every node's
+/// ranks together do what the first node's ranks do: as many messages and
+/// bytes inside the node and across it. A plan declares it for all its rounds
+/// with a static member `nodes_alike` (rings, shifted and exclusive-or
+/// exchanges, Bruck's rotations); a sequence answers for the phase round r
+/// falls in, a variant_plan for its alternative. The two-level cost walk
+/// (select/node_cost.hpp) then walks one node for all.
+template <class P>
+constexpr bool round_nodes_alike(const P& p, int r) {
+  if constexpr (requires { p.nodes_alike_in(r); }) return p.nodes_alike_in(r);
+  else if constexpr (requires { P::nodes_alike; }) return static_cast<bool>(P::nodes_alike);
+  else return false;
+}
+
 }  // namespace hpcoll

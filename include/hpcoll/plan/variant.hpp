@@ -31,6 +31,9 @@ public:
   constexpr void round(int r, Emit&& emit) const {
     std::visit([&](const auto& p) { p.round(r, emit); }, plan_);
   }
+  constexpr bool nodes_alike_in(int r) const {
+    return std::visit([r](const auto& p) { return round_nodes_alike(p, r); }, plan_);
+  }
   constexpr std::size_t index() const { return plan_.index(); }
 
 private:

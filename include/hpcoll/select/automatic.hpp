@@ -4,15 +4,10 @@
 // candidates, and the plan is built from the chosen one.
 #pragma once
 
-#include <boost/hana/unpack.hpp>
 #include <cstddef>
 #include <string>
-#include <tuple>
-#include <utility>
 
 #include "../communicator.hpp"
-#include "../plan/plan_for.hpp"
-#include "../plan/variant.hpp"
 #include "dispatch.hpp"
 #include "policy.hpp"
 #include "traits.hpp"
@@ -23,14 +18,9 @@ namespace schedule {
 
 struct automatic {
   static constexpr const char* name = "automatic";
-
-  /// The plan of Shape's `index`-th candidate, as a variant over all of them.
-  template <dispatchable Shape>
-  static auto pick(const Shape& s, std::size_t index) {
-    return boost::hana::unpack(candidates<Shape>, [&](auto... types) {
-      return pick_from<0, typename decltype(types)::type...>(s, index);
-    });
-  }
+  /// Some candidates are node-aware, and the dispatcher weighs them by the
+  /// layout: the entry points give every call the communicator's node layout.
+  static constexpr bool node_aware = true;
 
   /// The plan the dispatcher chooses from the current machine file, tuning
   /// table and environment, without a communicator's memory of decisions,
@@ -38,16 +28,7 @@ struct automatic {
   /// simulator take schedule::automatic like any schedule.
   template <dispatchable Shape>
   static auto plan(const Shape& s) {
-    return pick(s, hpcoll::detail::decide_now<Shape, void, void>(s, 1).choice);
-  }
-
-private:
-  template <std::size_t I, class... Candidates, class Shape>
-  static variant_plan<plan_type<Candidates, Shape>...> pick_from(const Shape& s, std::size_t index) {
-    if constexpr (I + 1 < sizeof...(Candidates))
-      if (index != I) return pick_from<I + 1, Candidates...>(s, index);
-    using candidate = std::tuple_element_t<I, std::tuple<Candidates...>>;
-    return variant_plan<plan_type<Candidates, Shape>...>(std::in_place_index<I>, plan_for<candidate>(s));
+    return candidate_plan(s, hpcoll::detail::decide_now<Shape, void, void>(s, 1).choice);
   }
 };
 
@@ -73,7 +54,7 @@ struct schedule_policy<schedule::automatic> {
     static constexpr bool dispatched = true;
     const std::string& schedule() const { return *name; }
     std::size_t alternative() const { return index; }
-    auto plan(const Shape& s) const { return schedule::automatic::pick(s, index); }
+    auto plan(const Shape& s) const { return schedule::candidate_plan(s, index); }
   };
 
   template <class Op, class T, class Shape>

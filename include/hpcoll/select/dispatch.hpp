@@ -14,10 +14,17 @@
 // Every rank of a call must reach the same decision, so decisions only read
 // what every rank knows alike: the collective, the communicator size, the
 // root, the element size, the op and — except for gatherv and alltoallv, whose
-// per-rank counts no rank knows in full — the message size. The rooted
-// collectives are priced without their root-only in-place flag.
+// per-rank counts no rank knows in full — the message size — and the
+// communicator's node layout. The rooted collectives are priced without their
+// root-only in-place flag.
+//
+// The node-aware candidates (hierarchical, multi-leader) are weighed only when
+// the call's node layout spans more than one node; then every candidate is
+// priced by the two-level model (select/node_cost.hpp). Within one node they
+// are left out of the model's choice, but may still be named.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <concepts>
 #include <cstddef>
@@ -37,6 +44,7 @@
 #include "cost.hpp"
 #include "decisions.hpp"
 #include "machine_file.hpp"
+#include "node_cost.hpp"
 #include "traits.hpp"
 #include "tuning.hpp"
 
@@ -46,7 +54,9 @@ namespace hpcoll {
 struct candidate_estimate {
   std::string schedule;
   double predicted_seconds = 0;
-  bool valid = true;  ///< false: cannot serve this call (needs a commutative op)
+  bool valid = true;    ///< false: cannot serve this call (why: `unusable`)
+  bool weighed = true;  ///< false: left out of the model's choice (a node-aware schedule within one node)
+  std::string unusable; ///< why the candidate cannot serve the call, when it cannot
 };
 
 /// What the dispatcher decided for a call, and why.
@@ -72,11 +82,15 @@ struct decision {
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       const auto& c = candidates[i];
       char line[160];
-      if (c.valid)
+      if (!c.valid)
+        std::snprintf(line, sizeof line, "  %c %-62s   (%s)\n", i == choice ? '>' : ' ', c.schedule.c_str(),
+                      c.unusable.c_str());
+      else if (c.weighed)
         std::snprintf(line, sizeof line, "  %c %-62s %12.2f us\n", i == choice ? '>' : ' ', c.schedule.c_str(),
                       c.predicted_seconds * 1e6);
       else
-        std::snprintf(line, sizeof line, "    %-62s   (needs a commutative op)\n", c.schedule.c_str());
+        std::snprintf(line, sizeof line, "  %c %-62s   (node-aware: weighed across nodes)\n", i == choice ? '>' : ' ',
+                      c.schedule.c_str());
       o += line;
     }
     o += detail::concat({"  -> ", schedule(), ": ", reason});
@@ -93,6 +107,35 @@ bool commutative_call(const Shape& s) {
   if constexpr (requires { s.commutative; }) return s.commutative;
   else return true;
 }
+
+/// The call's node layout, or null when its shape has none.
+template <class Shape>
+const node_layout* layout_of(const Shape& s) {
+  if constexpr (requires { s.nodes; }) return s.nodes ? &*s.nodes : nullptr;
+  else return nullptr;
+}
+
+/// Why schedule S cannot serve a call (commutative or not, on `nodes`), or
+/// null when it can.
+template <class S, class Shape>
+const char* unusable_for(bool commutative, const node_layout* nodes) {
+  if (!commutative && requires_commutative<S, Shape>) return "needs a commutative op";
+  if constexpr (uses_node_layout<S>) {
+    if (!nodes) return "needs the communicator's node layout";
+    if (!commutative && !nodes->ranks_consecutive())
+      return "reduces with a non-commutative op only when ranks are numbered node by node";
+  }
+  return nullptr;
+}
+
+/// Builds the plan of Shape's `index`-th candidate, as the variant over all
+/// of them that the executor runs.
+template <class Shape>
+struct candidate_plans {
+  static constexpr bool through_step_sink = true;  // no walk compiled per candidate
+  std::size_t index;
+  auto operator()(const Shape& call) const { return schedule::candidate_plan(call, index); }
+};
 
 /// HPCOLL_ALLREDUCE for allreduce, and so on.
 template <class Shape>
@@ -118,19 +161,46 @@ decision decide(const Shape& call, const machine& m, const tuning_table* table, 
   d.reduction = reduction;
   d.machine_source = machine_source;
   const bool commutative = detail::commutative_call(call);
+  const node_layout* nodes = detail::layout_of(call);
+  if (nodes && nodes->size() != call.size)
+    throw error(coll, "automatic",
+                detail::concat({"the call's node layout has ", std::to_string(nodes->size()), " ranks, its communicator ",
+                                std::to_string(call.size)}));
+  const bool across_nodes = nodes && nodes->nodes() > 1;
+  std::array<bool, schedule::candidate_count<Shape>> may_sample{};
   with_common_shape(call, [&](const Shape& s) {
     schedule::for_each_candidate<Shape>([&](auto type, std::size_t i) {
       using S = typename decltype(type)::type;
       candidate_estimate c;
       c.schedule = schedule::candidate_names<Shape>()[i];
-      c.valid = commutative || !requires_commutative<S, Shape>;
-      if (c.valid) c.predicted_seconds = predict_sampled<S>(priced_shape(s), m).seconds;
+      if (const char* why = detail::unusable_for<S, Shape>(commutative, nodes)) {
+        c.valid = false;
+        c.unusable = why;
+      } else if (across_nodes) {
+        may_sample[i] = samples_ranks<S> || uses_node_layout<S>;  // priced below
+      } else if constexpr (uses_node_layout<S>) {
+        c.weighed = false;
+      } else {
+        c.predicted_seconds = predict_sampled<S>(priced_shape(s), m).seconds;
+      }
       d.candidates.push_back(std::move(c));
     });
+    // Across nodes every candidate is walked through the variant plan the
+    // executor runs: one two-level walk per collective, not per candidate.
+    if constexpr (requires { s.nodes; }) {
+      if (across_nodes) {
+        const Shape priced = priced_shape(s);
+        for (std::size_t i = 0; i < d.candidates.size(); ++i)
+          if (d.candidates[i].valid)
+            d.candidates[i].predicted_seconds =
+                detail::predict_on_nodes_sampled(priced, m, *nodes, detail::candidate_plans<Shape>{i}, may_sample[i])
+                    .seconds;
+      }
+    }
   });
   d.model_choice = d.candidates.size();
   for (std::size_t i = 0; i < d.candidates.size(); ++i)
-    if (d.candidates[i].valid &&
+    if (d.candidates[i].valid && d.candidates[i].weighed &&
         (d.model_choice == d.candidates.size() ||
          d.candidates[i].predicted_seconds < d.candidates[d.model_choice].predicted_seconds))
       d.model_choice = i;
@@ -140,7 +210,8 @@ decision decide(const Shape& call, const machine& m, const tuning_table* table, 
   const auto honour = [&](std::size_t index, const std::string& origin) {
     if (!d.candidates[index].valid)
       throw error(coll, "automatic",
-                  detail::concat({origin, " chooses ", d.candidates[index].schedule, ", which needs a commutative op"}));
+                  detail::concat({origin, " chooses ", d.candidates[index].schedule, ", which ",
+                                  d.candidates[index].unusable}));
     d.choice = index;
     d.reason = origin;
   };
@@ -225,7 +296,10 @@ std::size_t dispatch(const communicator& c, const Shape& call) {
 /// What the dispatcher would choose for a call of this shape with op Op on
 /// elements T on communicator c, and why (the same decision the free functions
 /// make, from the current machine file, tuning table and environment, and how
-/// crowded c's nodes are).
+/// crowded c's nodes are). The free functions give a call c's node layout;
+/// give it to the shape here for the same decision on a communicator that
+/// spans nodes (shape.nodes = hpcoll::node_layout_of(c), collective on its
+/// first call on c).
 ///   hpcoll::explain<hpcoll::op::sum, double>(c, hpcoll::allreduce_shape{c.rank(), c.size(), n}).to_string()
 /// With T given, the shape's element size is sizeof(T).
 template <class Op = void, class T = void, dispatchable Shape>

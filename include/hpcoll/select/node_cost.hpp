@@ -61,20 +61,34 @@ inline double rank_seconds_on_nodes(const split_load& l, double port, std::size_
   return std::max(seconds(inside, m), across) + seconds(local, m);
 }
 
+/// Builds schedule S's plan of a rank's call.
+template <class S>
+struct schedule_plans {
+  static constexpr bool through_step_sink = false;
+  template <class Shape>
+  auto operator()(const Shape& call) const {
+    return plan_for<S>(call);
+  }
+};
+
 /// The two-level walk: in round r, the ranks of the nodes `alike_nodes`
-/// names where alike(r) holds, of `other_nodes` elsewhere (each sorted).
-/// Rounds go in blocks, each rank's plan built once a block: a plan is costlier
-/// to build than a round to walk (a node-aware plan lays out its groups).
-template <class S, class Shape, class Alike>
+/// names where the round is alike on every node, of `other_nodes` elsewhere
+/// (each sorted; with no alike_nodes, no round is taken as alike).
+/// `plans(call)` builds the plan of the rank `call` is for. Rounds go in
+/// blocks, each rank's plan built once a block: a plan is costlier to build
+/// than a round to walk (a node-aware plan lays out its groups). The steps
+/// of a round go straight into the loads, inlined into the plan's rounds
+/// (the simulator's million ranks), or, where `Plans::through_step_sink`,
+/// through a step_sink as to the executors: the dispatcher walks its
+/// candidates' variant plan, whose rounds the executor has compiled already.
+template <class Shape, class Plans>
 prediction predict_walking_nodes(const Shape& shape, const machine& m, const node_layout& nodes,
-                                 const std::vector<int>& alike_nodes, const std::vector<int>& other_nodes, Alike&& alike) {
-  if (nodes.size() != shape.size)
-    throw error(Shape::name, schedule_name<S>(),
-                "the node layout has " + std::to_string(nodes.size()) + " ranks, the call " + std::to_string(shape.size));
+                                 const std::vector<int>& alike_nodes, const std::vector<int>& other_nodes,
+                                 const Plans& plans) {
   Shape call = shape;
   if constexpr (requires { call.nodes; }) call.nodes = nodes;  // node-aware schedules plan with it
   prediction result;
-  result.rounds = plan_for<S>(for_rank(call, 0)).rounds();
+  result.rounds = plans(for_rank(call, 0)).rounds();
   const double elem = static_cast<double>(shape.elem_size);
 
   std::vector<int> walked;
@@ -82,34 +96,46 @@ prediction predict_walking_nodes(const Shape& shape, const machine& m, const nod
                  std::back_inserter(walked));
   const auto listed = [](const std::vector<int>& v, int n) { return std::binary_search(v.begin(), v.end(), n); };
   constexpr int block = 64;
-  std::array<bool, block> round_alike{};
+  std::array<bool, block> round_alike{}, walks{};
   std::array<double, block> slowest{};
   std::vector<split_load> loads;
+  std::vector<step> steps;
   for (int r0 = 0; r0 < result.rounds; r0 += block) {
     const int rounds = std::min(block, result.rounds - r0);
-    for (int j = 0; j < rounds; ++j) round_alike[j] = alike(r0 + j), slowest[j] = 0;
+    round_alike.fill(false);
+    if (!alike_nodes.empty()) {
+      const auto plan0 = plans(for_rank(call, 0));
+      for (int j = 0; j < rounds; ++j) round_alike[j] = round_nodes_alike(plan0, r0 + j);
+    }
+    slowest.fill(0);
     for (const int n : walked) {
       const bool in_alike = listed(alike_nodes, n), in_other = listed(other_nodes, n);
-      const auto walks = [&](int j) { return round_alike[j] ? in_alike : in_other; };
+      for (int j = 0; j < rounds; ++j) walks[j] = round_alike[j] ? in_alike : in_other;
       const std::span<const int> members = nodes.members(n);
       const std::size_t k = members.size();
       loads.assign(k * static_cast<std::size_t>(rounds), split_load{});
       for (std::size_t i = 0; i < k; ++i) {
-        const auto plan = plan_for<S>(for_rank(call, members[i]));
+        const auto plan = plans(for_rank(call, members[i]));
         for (int j = 0; j < rounds; ++j) {
-          if (!walks(j)) continue;
+          if (!walks[j]) continue;
           split_load& load = loads[static_cast<std::size_t>(j) * k + i];
-          plan.round(r0 + j, [&](const step& st) {
-            const bool message = st.kind == step_kind::send || st.kind == step_kind::recv || st.kind == step_kind::recv_reduce;
-            (message && nodes.node_of(st.peer) != n ? load.across : load.inside).add(st);
-          });
+          const auto add = [&](const step& st) {
+            (st.is_comm() && nodes.node_of(st.peer) != n ? load.across : load.inside).add(st);
+          };
+          if constexpr (Plans::through_step_sink) {
+            steps.clear();
+            plan.round(r0 + j, step_sink(steps));
+            for (const step& st : steps) add(st);
+          } else {
+            plan.round(r0 + j, add);
+          }
           // What arrived from another node is reduced by the rank, as what came from its own.
           load.inside.reduced += load.across.reduced;
           load.across.reduced = 0;
         }
       }
       for (int j = 0; j < rounds; ++j) {
-        if (!walks(j)) continue;
+        if (!walks[j]) continue;
         const std::span<const split_load> round(loads.data() + static_cast<std::size_t>(j) * k, k);
         std::size_t node_out = 0, node_in = 0;
         for (const split_load& load : round) node_out += load.across.out, node_in += load.across.in;
@@ -123,6 +149,52 @@ prediction predict_walking_nodes(const Shape& shape, const machine& m, const nod
   return result;
 }
 
+/// predict_on_nodes() with plans from `plans`.
+template <class Shape, class Plans>
+prediction predict_on_nodes(const Shape& shape, const machine& m, const node_layout& nodes, const Plans& plans) {
+  std::vector<int> all(static_cast<std::size_t>(nodes.nodes()));
+  for (int n = 0; n < nodes.nodes(); ++n) all[static_cast<std::size_t>(n)] = n;
+  return predict_walking_nodes(shape, m, nodes, {}, all, plans);
+}
+
+/// The most (rank, round) pairs the two-level walk visits in rounds that are
+/// not alike on every node before it walks only the sampled nodes.
+inline constexpr long long node_walk_budget = 1LL << 26;
+
+/// predict_on_nodes_sampled() with plans from `plans`; `may_sample`: the
+/// schedule declares `sampled_cost` or is node-aware.
+template <class Shape, class Plans>
+prediction predict_on_nodes_sampled(const Shape& shape, const machine& m, const node_layout& nodes, const Plans& plans,
+                                    bool may_sample) {
+  if (!may_sample || shape.size <= sampled_above || !blocks_alike(shape) || !nodes.ranks_consecutive() ||
+      nodes.min_node_size() != nodes.max_node_size())
+    return predict_on_nodes(shape, m, nodes, plans);
+  Shape call = shape;
+  if constexpr (requires { call.nodes; }) call.nodes = nodes;
+  std::vector<int> others;
+  if (static_cast<long long>(plans(for_rank(call, 0)).rounds()) * shape.size <= node_walk_budget) {
+    others.resize(static_cast<std::size_t>(nodes.nodes()));
+    for (int n = 0; n < nodes.nodes(); ++n) others[static_cast<std::size_t>(n)] = n;
+  } else {
+    // The nodes of the first and last two ranks from the root: where the O(p)
+    // rounds of the linear schedules put their busiest rank.
+    const rank_sample sample(call);
+    for (int i = 0; i < std::min(sample.count, 4); ++i) others.push_back(nodes.node_of(sample.ranks[i]));
+    std::sort(others.begin(), others.end());
+    others.erase(std::unique(others.begin(), others.end()), others.end());
+  }
+  const std::vector<int> ends = nodes.nodes() > 1 ? std::vector<int>{0, nodes.nodes() - 1} : std::vector<int>{0};
+  return predict_walking_nodes(shape, m, nodes, ends, others, plans);
+}
+
+/// The node layout must be the call's.
+template <class S, class Shape>
+void check_layout(const Shape& shape, const node_layout& nodes) {
+  if (nodes.size() != shape.size)
+    throw error(Shape::name, schedule_name<S>(),
+                "the node layout has " + std::to_string(nodes.size()) + " ranks, the call " + std::to_string(shape.size));
+}
+
 }  // namespace detail
 
 /// The predicted time of schedule S for the call `shape` on the nodes of
@@ -131,16 +203,9 @@ prediction predict_walking_nodes(const Shape& shape, const machine& m, const nod
 template <class S, class Shape>
   requires serves<S, Shape>
 prediction predict_on_nodes(const Shape& shape, const machine& m, const node_layout& nodes) {
-  std::vector<int> all(static_cast<std::size_t>(nodes.nodes()));
-  for (int n = 0; n < nodes.nodes(); ++n) all[static_cast<std::size_t>(n)] = n;
-  return detail::predict_walking_nodes<S>(shape, m, nodes, {}, all, [](int) { return false; });
+  detail::check_layout<S>(shape, nodes);
+  return detail::predict_on_nodes(shape, m, nodes, detail::schedule_plans<S>{});
 }
-
-namespace detail {
-/// The most (rank, round) pairs the two-level walk visits in rounds that are
-/// not alike on every node before it walks only the sampled nodes.
-inline constexpr long long node_walk_budget = 1LL << 26;
-}  // namespace detail
 
 /// predict_on_nodes() as fast as the plans allow above 64 ranks, on nodes of
 /// one size numbered node by node, for schedules that declare `sampled_cost`
@@ -156,27 +221,9 @@ inline constexpr long long node_walk_budget = 1LL << 26;
 template <class S, class Shape>
   requires serves<S, Shape>
 prediction predict_on_nodes_sampled(const Shape& shape, const machine& m, const node_layout& nodes) {
-  if (!(samples_ranks<S> || uses_node_layout<S>) || shape.size <= detail::sampled_above || !detail::blocks_alike(shape) ||
-      !nodes.ranks_consecutive() || nodes.min_node_size() != nodes.max_node_size())
-    return predict_on_nodes<S>(shape, m, nodes);
-  Shape call = shape;
-  if constexpr (requires { call.nodes; }) call.nodes = nodes;
-  const auto plan0 = plan_for<S>(for_rank(call, 0));
-  std::vector<int> others;
-  if (static_cast<long long>(plan0.rounds()) * shape.size <= detail::node_walk_budget) {
-    others.resize(static_cast<std::size_t>(nodes.nodes()));
-    for (int n = 0; n < nodes.nodes(); ++n) others[static_cast<std::size_t>(n)] = n;
-  } else {
-    // The nodes of the first and last two ranks from the root: where the O(p)
-    // rounds of the linear schedules put their busiest rank.
-    const detail::rank_sample sample(call);
-    for (int i = 0; i < std::min(sample.count, 4); ++i) others.push_back(nodes.node_of(sample.ranks[i]));
-    std::sort(others.begin(), others.end());
-    others.erase(std::unique(others.begin(), others.end()), others.end());
-  }
-  const std::vector<int> ends = nodes.nodes() > 1 ? std::vector<int>{0, nodes.nodes() - 1} : std::vector<int>{0};
-  return detail::predict_walking_nodes<S>(shape, m, nodes, ends, others,
-                                          [&](int r) { return round_nodes_alike(plan0, r); });
+  detail::check_layout<S>(shape, nodes);
+  return detail::predict_on_nodes_sampled(shape, m, nodes, detail::schedule_plans<S>{},
+                                          samples_ranks<S> || uses_node_layout<S>);
 }
 
 }  // namespace hpcoll

@@ -6,16 +6,20 @@
 //
 //   template <> struct collective_traits<allreduce_shape> {
 //     static constexpr auto candidates = hana::tuple_t<ring, ...>;   // required
+//     static constexpr auto node_aware = hana::tuple_t<hierarchical<...>, ...>;  // default: none
 //     static constexpr message_size size = message_size::vector;     // default: all_blocks
 //     static priced_shape priced(const allreduce_shape&);              // default: the shape itself
 //     static int group(const allreduce_shape&);                        // default: 0, every rank
 //   };
 //
+// The node-aware schedules follow the flat ones among the candidates; the
+// model weighs them only for a communicator that spans nodes (select/dispatch.hpp).
 // The readers below apply the defaults; the dispatcher, the tuning tables,
 // the cost-model tests and the benchmark suite read the traits only through
 // them. The multicast's specialisation lives with the multicast (mcast/plan.hpp).
 #pragma once
 
+#include <boost/hana/concat.hpp>
 #include <boost/hana/size.hpp>
 #include <boost/hana/tuple.hpp>
 #include <boost/hana/type.hpp>
@@ -27,9 +31,13 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
+#include "../plan/plan_for.hpp"
 #include "../plan/shape.hpp"
+#include "../plan/variant.hpp"
 #include "../schedule/all.hpp"
 #include "../schedule/properties.hpp"
 
@@ -60,11 +68,14 @@ struct collective_traits<bcast_shape> {
   static constexpr auto candidates =
       hana::tuple_t<schedule::binomial, schedule::linear, schedule::scatter_ring_allgather,
                     schedule::scatter_recursive_doubling_allgather, schedule::knomial<4>>;
+  static constexpr auto node_aware = hana::tuple_t<schedule::hierarchical<schedule::binomial, schedule::binomial>,
+                                                   schedule::hierarchical<schedule::binomial, schedule::scatter_ring_allgather>>;
   static constexpr message_size size = message_size::vector;
 };
 template <>
 struct collective_traits<reduce_shape> {
   static constexpr auto candidates = hana::tuple_t<schedule::binomial, schedule::linear, schedule::knomial<4>>;
+  static constexpr auto node_aware = hana::tuple_t<schedule::hierarchical<schedule::binomial, schedule::binomial>>;
   static constexpr message_size size = message_size::vector;
 };
 template <>
@@ -72,6 +83,11 @@ struct collective_traits<allreduce_shape> {
   static constexpr auto candidates =
       hana::tuple_t<schedule::recursive_doubling, schedule::ring, schedule::segmented_ring<>, schedule::rabenseifner,
                     schedule::linear, schedule::reduce_bcast<schedule::binomial, schedule::binomial>>;
+  static constexpr auto node_aware =
+      hana::tuple_t<schedule::hierarchical<schedule::binomial, schedule::recursive_doubling>,
+                    schedule::hierarchical<schedule::binomial, schedule::rabenseifner>,
+                    schedule::multi_leader<schedule::binomial, schedule::recursive_doubling>,
+                    schedule::multi_leader<schedule::binomial, schedule::rabenseifner>>;
   static constexpr message_size size = message_size::vector;
 };
 template <>
@@ -91,6 +107,8 @@ template <>
 struct collective_traits<allgather_shape> {
   static constexpr auto candidates =
       hana::tuple_t<schedule::recursive_doubling, schedule::bruck, schedule::ring, schedule::linear>;
+  static constexpr auto node_aware = hana::tuple_t<schedule::hierarchical<schedule::binomial, schedule::recursive_doubling>,
+                                                   schedule::hierarchical<schedule::binomial, schedule::ring>>;
 };
 /// Priced with its blocks packed in rank order, the layout every rank shares
 /// (displacements are each rank's own, and decisions must be alike).
@@ -113,6 +131,8 @@ template <>
 struct collective_traits<alltoall_shape> {
   static constexpr auto candidates =
       hana::tuple_t<schedule::bruck, schedule::linear, schedule::linear_sync<8>, schedule::pairwise>;
+  static constexpr auto node_aware = hana::tuple_t<schedule::hierarchical<schedule::linear, schedule::pairwise>,
+                                                   schedule::hierarchical<schedule::binomial, schedule::bruck>>;
 };
 template <>
 struct collective_traits<alltoallv_shape> {
@@ -202,12 +222,31 @@ int group_size(const Shape& s) {
 
 // ---- Candidates by position and by name -------------------------------------------
 
+namespace detail {
+/// The variant plan of the `index`-th of Candidates (from the I-th on) for the call s.
+template <std::size_t I, class... Candidates, class Shape>
+variant_plan<plan_type<Candidates, Shape>...> candidate_plan_from(const Shape& s, std::size_t index) {
+  if constexpr (I + 1 < sizeof...(Candidates))
+    if (index != I) return candidate_plan_from<I + 1, Candidates...>(s, index);
+  using candidate = std::tuple_element_t<I, std::tuple<Candidates...>>;
+  return variant_plan<plan_type<Candidates, Shape>...>(std::in_place_index<I>, plan_for<candidate>(s));
+}
+}  // namespace detail
+
 namespace schedule {
 
-/// candidates<Shape>: a boost::hana tuple of the schedule types the
-/// dispatcher chooses among for the collective of Shape.
+/// The node-aware candidates of Shape (none by default).
 template <dispatchable Shape>
-inline constexpr auto candidates = collective_traits<Shape>::candidates;
+inline constexpr auto node_aware_candidates = [] {
+  if constexpr (requires { collective_traits<Shape>::node_aware; }) return collective_traits<Shape>::node_aware;
+  else return hana::tuple_t<>;
+}();
+
+/// candidates<Shape>: a boost::hana tuple of the schedule types the
+/// dispatcher chooses among for the collective of Shape: the flat ones, then
+/// the node-aware ones.
+template <dispatchable Shape>
+inline constexpr auto candidates = hana::concat(collective_traits<Shape>::candidates, node_aware_candidates<Shape>);
 
 template <dispatchable Shape>
 inline constexpr std::size_t candidate_count = decltype(hana::size(candidates<Shape>))::value;
@@ -218,6 +257,15 @@ constexpr void for_each_candidate(F&& f) {
   hana::unpack(candidates<Shape>, [&](auto... types) {
     std::size_t i = 0;
     (f(types, i++), ...);
+  });
+}
+
+/// The plan of Shape's `index`-th candidate for the call s, as a variant over
+/// all of them: one plan type per collective, whichever candidate runs.
+template <dispatchable Shape>
+auto candidate_plan(const Shape& s, std::size_t index) {
+  return hana::unpack(candidates<Shape>, [&](auto... types) {
+    return hpcoll::detail::candidate_plan_from<0, typename decltype(types)::type...>(s, index);
   });
 }
 
