@@ -152,9 +152,15 @@ shape() {
 }
 
 teardown() {
-  local h
+  local h link
   for h in $(cluster_hosts); do
+    # What still runs there (a run cut short) would keep the namespace, and its link, alive.
+    "$IP" netns pids "$h" 2>/dev/null | xargs -r kill -KILL 2>/dev/null || true
     "$IP" netns del "$h" 2>/dev/null || true  # takes its veth pair along
+  done
+  # Host ends of links whose namespace is gone but not yet released.
+  for link in $("$IP" -o link show | awk -F': ' '{print $2}' | sed -n "s/^\($NAME-v[0-9]*\)@.*/\1/p"); do
+    "$IP" link del "$link" 2>/dev/null || true
   done
   "$IP" link del "$(bridge)" 2>/dev/null || true
 }
