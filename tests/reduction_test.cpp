@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Every (collective, schedule) pair of the reduction collectives — Reduce,
 // Allreduce, ReduceScatterBlock — against the native MPI collective on random
-// data: every element type and built-in op, a user lambda, the
-// non-commutative matrix product, both call forms, every root.
+// data: every element type with a sum, the other built-in ops on a few
+// schedules of each collective, a user lambda, the non-commutative matrix
+// product, both call forms, every root.
 #include "support/collective_test.hpp"
 
 #include <boost/hana/all_of.hpp>
@@ -56,6 +57,13 @@ constexpr auto commutative_allreduce_schedules =
                   S::reduce_scatter_allgather<S::ring, S::bruck>>;
 constexpr auto ordered_rsb_schedules = hana::tuple_t<S::linear, S::automatic>;
 constexpr auto commutative_rsb_schedules = hana::tuple_t<S::ring, S::segmented_ring<4096>, S::recursive_halving>;
+/// The schedules every built-in op runs on (the sum runs on all): one combining
+/// in rank order, a tree or butterfly, one over reduce-scattered blocks, and
+/// the dispatcher's. How a schedule moves and combines blocks does not depend
+/// on the op, and each op's kernel compiled into every schedule costs minutes.
+constexpr auto reduce_op_schedules = hana::tuple_t<S::linear, S::binomial, S::rabenseifner_reduce, S::automatic>;
+constexpr auto allreduce_op_schedules = hana::tuple_t<S::linear, S::recursive_doubling, S::ring, S::automatic>;
+constexpr auto rsb_op_schedules = hana::tuple_t<S::linear, S::ring, S::automatic>;
 
 /// Whether every schedule of `list` needs a commutative op for Shape (or none does).
 template <class Shape, bool Commutative, class List>
@@ -178,6 +186,7 @@ struct reduce_call {
   static constexpr bool same_result_everywhere = false;
   static constexpr auto schedules = hana::concat(ordered_reduce_schedules, commutative_reduce_schedules);
   static constexpr auto ordered_schedules = ordered_reduce_schedules;
+  static constexpr auto op_schedules = reduce_op_schedules;
   static std::size_t input_count(std::size_t n) { return n; }
   static bool gets_result(int root) { return world_rank() == root; }
   template <class T>
@@ -206,6 +215,7 @@ struct allreduce_call {
   static constexpr bool same_result_everywhere = true;
   static constexpr auto schedules = hana::concat(ordered_allreduce_schedules, commutative_allreduce_schedules);
   static constexpr auto ordered_schedules = ordered_allreduce_schedules;
+  static constexpr auto op_schedules = allreduce_op_schedules;
   static std::size_t input_count(std::size_t n) { return n; }
   static bool gets_result(int) { return true; }
   template <class T>
@@ -230,6 +240,7 @@ struct reduce_scatter_block_call {
   static constexpr bool same_result_everywhere = false;
   static constexpr auto schedules = hana::concat(ordered_rsb_schedules, commutative_rsb_schedules);
   static constexpr auto ordered_schedules = ordered_rsb_schedules;
+  static constexpr auto op_schedules = rsb_op_schedules;
   static std::size_t input_count(std::size_t n) { return n * static_cast<std::size_t>(world_size()); }
   static bool gets_result(int) { return true; }
   template <class T>
@@ -277,10 +288,12 @@ std::string difference(std::span<const T> got, std::span<const T> want, long at)
 }
 
 /// One call of collective Coll with Schedule, in both forms, against the
-/// native collective's result `native` computes on the same data.
+/// native collective's result `native` computes on the same data. Not inlined,
+/// nor is check_op: inlined, every test case would be one function of hundreds
+/// of collective calls, which the optimizer takes minutes over.
 template <class Coll, class Schedule, class T, class Op>
-void check_call(const hpcoll::communicator& c, const Op& op, MPI_Op native, const std::string& op_name, std::size_t n,
-                int root) {
+[[gnu::noinline]] void check_call(const hpcoll::communicator& c, const Op& op, MPI_Op native,
+                                  const std::string& op_name, std::size_t n, int root) {
   const std::vector<T> in = input_for<T, Op>(Coll::input_count(n), next_salt());
   const bool mine = Coll::gets_result(root);
   std::vector<T> want(mine ? n : 0);
@@ -320,8 +333,8 @@ std::vector<std::size_t> counts_at(int root, std::size_t fixed) {
 
 /// Every count (and, for Reduce, every root) with one op.
 template <class Coll, class Schedule, class T, class Op>
-void check_op(const hpcoll::communicator& c, const Op& op, MPI_Op native, const std::string& op_name,
-              std::size_t fixed_count = 0) {
+[[gnu::noinline]] void check_op(const hpcoll::communicator& c, const Op& op, MPI_Op native,
+                                const std::string& op_name, std::size_t fixed_count = 0) {
   for (int root = 0; root < (Coll::rooted ? world_size() : 1); ++root)
     for (std::size_t n : counts_at<T, Op>(root, fixed_count))
       check_call<Coll, Schedule, T>(c, op, native, op_name, n, root);
@@ -333,13 +346,15 @@ void check_builtin(const hpcoll::communicator& c, std::size_t fixed_count = 0) {
   check_op<Coll, Schedule, T>(c, Op{}, hpcoll_test::native_op<T, Op>(), Op::name, fixed_count);
 }
 
-/// Sum on every element type, the integer ops on int, MINLOC/MAXLOC on
-/// (double, int) pairs — for every schedule of Coll.
+/// Sum on every element type for every schedule of Coll; the integer ops on
+/// int and MINLOC/MAXLOC on (double, int) pairs for Coll::op_schedules.
 template <class Coll>
 void check_builtin_ops() {
   const hpcoll::communicator c(MPI_COMM_WORLD);
   for_each_type(Coll::schedules, [&]<class Schedule>() {
     for_each_type(element_types, [&]<class T>() { check_builtin<Coll, Schedule, T, op::sum>(c); });
+  });
+  for_each_type(Coll::op_schedules, [&]<class Schedule>() {
     for_each_type(int_ops, [&]<class Op>() { check_builtin<Coll, Schedule, int, Op>(c); });
     for_each_type(loc_ops, [&]<class Op>() { check_builtin<Coll, Schedule, loc_pair, Op>(c); });
   });
