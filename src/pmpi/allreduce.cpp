@@ -8,11 +8,12 @@
 
 namespace hpcoll::pmpi {
 
-bool allreduce(const communicator& c, element e, reduction_op op, const void* in, void* out, std::size_t n) {
+bool allreduce(const served_call& call, const communicator& c, element e, reduction_op op, const void* in, void* out,
+               std::size_t n) {
   return with_typed_reduction(e, op, [&]<class T>(std::type_identity<T>, auto typed_op) {
     const std::span<T> result(static_cast<T*>(out), n);
-    if (in) hpcoll::allreduce(c, std::span<const T>(static_cast<const T*>(in), n), result, typed_op);
-    else hpcoll::allreduce(c, hpcoll::in_place, result, typed_op);
+    if (in) call.run<hpcoll::Allreduce<>>(c, std::span<const T>(static_cast<const T*>(in), n), result, typed_op);
+    else call.run<hpcoll::Allreduce<>>(c, hpcoll::in_place, result, typed_op);
   });
 }
 

@@ -15,13 +15,14 @@
 namespace hpcoll::pmpi {
 
 thread_local bool inside_hpcoll = false;
+thread_local stage blocking_stage;
 
 namespace {
 
 static_assert(collective_names.size() == collective_count);
 constexpr std::array<std::string_view, outcome_count> outcome_names{
     "served",  "switched off", "hpcoll's own", "intercommunicator", "user op", "op not defined on the type",
-    "datatype", "arguments", "nonblocking form, not served yet"};
+    "datatype", "arguments", "nonblocking form without MPI_THREAD_MULTIPLE"};
 
 std::atomic<bool> state_made{false};
 
@@ -44,6 +45,7 @@ thread_local last_lookup last;
 int delete_communicator(MPI_Comm, int, void* value, void*) {
   attributes_deleted.fetch_add(1, std::memory_order_acq_rel);
   if (value != &intercommunicator_mark) {
+    await_collectives_on(static_cast<const communicator*>(value));
     const hpcoll_scope scope;  // its duplicates are freed, and HPCOLL_VERBOSE prints its counters
     delete static_cast<communicator*>(value);
   }
@@ -85,6 +87,9 @@ interception::interception() : intercepted_(intercepted_from_environment()) {
   } catch (const error& e) {
     refuse(detail::problem_of(e));
   }
+  int provided = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&provided);
+  serves_nonblocking_ = provided == MPI_THREAD_MULTIPLE;
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_communicator, &keyval_, nullptr);
   state_made.store(true, std::memory_order_release);
 }
@@ -111,7 +116,7 @@ const communicator* interception::communicator_of(MPI_Comm comm) {
   return value == &intercommunicator_mark ? nullptr : static_cast<const communicator*>(value);
 }
 
-int interception::fail(MPI_Comm comm, const char* what, int mpi_code) {
+int interception::error_code(const char* what, int mpi_code) {
   // One code per error class, made on first use, whose string is the latest message.
   static std::mutex making;
   static std::map<int, int> code_of_class;
@@ -131,11 +136,17 @@ int interception::fail(MPI_Comm comm, const char* what, int mpi_code) {
     text.resize(std::min<std::size_t>(text.size(), MPI_MAX_ERROR_STRING - 1));
     if (code != error_class) PMPI_Add_error_string(code, text.c_str());
   }
+  return code;
+}
+
+int interception::fail(MPI_Comm comm, const char* what, int mpi_code) {
+  const int code = error_code(what, mpi_code);
   PMPI_Comm_call_errhandler(comm, code);
   return code;
 }
 
 void interception::finish() {
+  stop_progress();
   if (verbose_) {
     std::array<std::uint64_t, collective_count * outcome_count> mine{}, all{};
     for (std::size_t c = 0; c < collective_count; ++c)

@@ -8,11 +8,12 @@
 
 namespace hpcoll::pmpi {
 
-bool reduce(const communicator& c, element e, reduction_op op, const void* in, void* out, std::size_t n, int root) {
+bool reduce(const served_call& call, const communicator& c, element e, reduction_op op, const void* in, void* out,
+            std::size_t n, int root) {
   return with_typed_reduction(e, op, [&]<class T>(std::type_identity<T>, auto typed_op) {
     const std::span<T> result(static_cast<T*>(out), c.rank() == root ? n : 0);
-    if (in) hpcoll::reduce(c, std::span<const T>(static_cast<const T*>(in), n), result, typed_op, root);
-    else hpcoll::reduce(c, hpcoll::in_place, result, typed_op, root);
+    if (in) call.run<hpcoll::Reduce<>>(c, std::span<const T>(static_cast<const T*>(in), n), result, typed_op, root);
+    else call.run<hpcoll::Reduce<>>(c, hpcoll::in_place, result, typed_op, root);
   });
 }
 

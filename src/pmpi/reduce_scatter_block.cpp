@@ -8,15 +8,15 @@
 
 namespace hpcoll::pmpi {
 
-bool reduce_scatter_block(const communicator& c, element e, reduction_op op, const void* in, void* out,
-                          std::size_t n) {
+bool reduce_scatter_block(const served_call& call, const communicator& c, element e, reduction_op op, const void* in,
+                          void* out, std::size_t n) {
   return with_typed_reduction(e, op, [&]<class T>(std::type_identity<T>, auto typed_op) {
     const std::size_t all = n * static_cast<std::size_t>(c.size());
     if (in)
-      hpcoll::reduce_scatter_block(c, std::span<const T>(static_cast<const T*>(in), all),
-                                   std::span<T>(static_cast<T*>(out), n), typed_op);
+      call.run<hpcoll::ReduceScatterBlock<>>(c, std::span<const T>(static_cast<const T*>(in), all),
+                                             std::span<T>(static_cast<T*>(out), n), typed_op);
     else
-      hpcoll::reduce_scatter_block(c, hpcoll::in_place, std::span<T>(static_cast<T*>(out), all), typed_op);
+      call.run<hpcoll::ReduceScatterBlock<>>(c, hpcoll::in_place, std::span<T>(static_cast<T*>(out), all), typed_op);
   });
 }
 

@@ -12,22 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
+
 enum { N = 5 }; /* elements per rank (per block) */
-
-static int failures = 0;
-static int world_rank = 0;
-
-#define CHECK(cond, ...)                                                  \
-  do {                                                                    \
-    if (!(cond)) {                                                        \
-      ++failures;                                                         \
-      if (failures <= 20) {                                               \
-        fprintf(stderr, "[rank %d] %s:%d: ", world_rank, __FILE__, __LINE__); \
-        fprintf(stderr, __VA_ARGS__);                                     \
-        fputc('\n', stderr);                                              \
-      }                                                                   \
-    }                                                                     \
-  } while (0)
 
 /* ---- reductions ---------------------------------------------------------- */
 
@@ -152,7 +139,6 @@ INTEGER_TYPE(MPI_Count, reduce_count)
 FLOATING_TYPE(float, reduce_float)
 FLOATING_TYPE(double, reduce_double)
 FLOATING_TYPE(long double, reduce_long_double)
-
 
 DEFINE_REDUCTIONS(reduce_bool_logical, bool, FOLD_LOGICAL, SCALAR)
 DEFINE_REDUCTIONS(reduce_byte_bits, unsigned char, FOLD_BITS, SCALAR)

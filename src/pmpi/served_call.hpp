@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// How a call that hpcoll serves runs: the blocking form runs the collective
+// at once and unpacks its output; the nonblocking form starts it and keeps
+// what it needs until it completes (its request, its stage, the datatypes and
+// the unpacking), in a pending_collective that a generalized request stands for.
+#pragma once
+
+#include <mpi.h>
+
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include <hpcoll/communicator.hpp>
+#include <hpcoll/request.hpp>
+
+#include "staging.hpp"
+
+namespace hpcoll::pmpi {
+
+/// A served nonblocking collective, from its start to the MPI_Wait or
+/// MPI_Test that frees its MPI_Request.
+struct pending_collective {
+  pending_collective(MPI_Comm c, const communicator& served_on) : comm(c), on(&served_on) {}
+  pending_collective(const pending_collective&) = delete;
+  pending_collective& operator=(const pending_collective&) = delete;
+  ~pending_collective() {
+    run = {};  // waits for a run still in flight: it may use the stage and the types
+    release_types();
+  }
+
+  /// Frees the held duplicates, once the run is done with them: not from a
+  /// generalized request's callbacks, inside which MPICH forbids MPI calls
+  /// that take its lock.
+  void release_types() noexcept {
+    for (MPI_Datatype& t : held_types) PMPI_Type_free(&t);
+    held_types.clear();
+  }
+
+  MPI_Comm comm;
+  const communicator* on;
+  hpcoll::request run;
+  stage staged;
+  std::function<void()> on_completion;  ///< unpacks a staged output
+  std::vector<MPI_Datatype> held_types;  ///< duplicates, valid even if the program frees its own meanwhile
+  MPI_Request handle = MPI_REQUEST_NULL;
+  int error_code = MPI_SUCCESS;  ///< what the run's failure became (its MPI_Error_string is hpcoll's message)
+};
+
+class served_call {
+public:
+  /// The blocking form, staged in `s`.
+  explicit served_call(stage& s) noexcept : stage_(&s) {}
+  /// The nonblocking form, kept in `p`.
+  explicit served_call(pending_collective& p) noexcept : stage_(&p.staged), pending_(&p) {}
+
+  stage& staged() const noexcept { return *stage_; }
+
+  /// Runs collective `Coll` (hpcoll::Bcast<>, ...) with `args`, or starts it.
+  template <class Coll, class... Args>
+  void run(const communicator& c, Args&&... args) const {
+    if (pending_) pending_->run = Coll{}.start(c, std::forward<Args>(args)...);
+    else Coll{}(c, std::forward<Args>(args)...);
+  }
+
+  /// `f()` once the collective has ended: at once for the blocking form.
+  template <class F>
+  void then(F&& f) const {
+    if (pending_) pending_->on_completion = std::forward<F>(f);
+    else f();
+  }
+
+  /// A datatype then() may use: the program's own for the blocking form, a
+  /// duplicate for the nonblocking form (MPI lets a program free a datatype
+  /// while an operation that uses it is pending).
+  MPI_Datatype hold(MPI_Datatype type) const {
+    if (!pending_) return type;
+    MPI_Datatype duplicate = MPI_DATATYPE_NULL;
+    check_mpi(PMPI_Type_dup(type, &duplicate), "duplicating the datatype of a nonblocking collective failed");
+    pending_->held_types.push_back(duplicate);
+    return duplicate;
+  }
+
+private:
+  stage* stage_;
+  pending_collective* pending_ = nullptr;
+};
+
+}  // namespace hpcoll::pmpi
