@@ -48,4 +48,10 @@ TEST_CASE("environment.pmpi") {
   for (const char* bad : {"bcast,", ",bcast", "bcast,,reduce", "Bcast", "bcast "})
     CHECK_THROWS_WITH_AS(intercepted_collectives("", bad), doctest::Contains("HPCOLL_PMPI_COLLECTIVES names '"),
                          hpcoll::error);
+
+  using hpcoll::pmpi::asks_thread_multiple;
+  CHECK_FALSE(asks_thread_multiple(""));
+  CHECK(asks_thread_multiple("multiple"));
+  for (const char* bad : {"MULTIPLE", "multiple ", "single", "1", "on"})
+    CHECK_THROWS_WITH_AS(asks_thread_multiple(bad), doctest::Contains("HPCOLL_PMPI_THREAD is '"), hpcoll::error);
 }

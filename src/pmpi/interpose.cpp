@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <span>
 #include <vector>
@@ -20,6 +22,7 @@
 #include "datatypes.hpp"
 #include "interception.hpp"
 #include "reductions.hpp"
+#include "settings.hpp"
 
 namespace hpcoll::pmpi {
 namespace {
@@ -106,6 +109,18 @@ reduction_items items_of(int count, MPI_Datatype type, MPI_Op op) {
   const datatype_view view = view_of(type);
   if (view.kind == element::none) return {.problem = outcome::datatype};
   return {view.kind, predefined, static_cast<std::size_t>(count) * view.elements};
+}
+
+/// asks_thread_multiple() of HPCOLL_PMPI_THREAD. Before MPI_Init there is no
+/// job to abort: every rank prints the problem and exits.
+bool thread_multiple_from_environment() {
+  const char* value = std::getenv("HPCOLL_PMPI_THREAD");
+  try {
+    return asks_thread_multiple(value ? value : "");
+  } catch (const error& e) {
+    std::fprintf(stderr, "hpcoll: %s\n", detail::problem_of(e).c_str());
+    std::exit(1);
+  }
 }
 
 bool valid_root(int root, const communicator& c) { return root >= 0 && root < c.size(); }
@@ -603,6 +618,19 @@ HPCOLL_PMPI_EXPORT int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[
         return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                                request);
       });
+}
+
+// HPCOLL_PMPI_THREAD=multiple: the program gets MPI_THREAD_MULTIPLE (more
+// than it asks for, as MPI may give), so that its nonblocking forms are served.
+
+HPCOLL_PMPI_EXPORT int MPI_Init(int* argc, char*** argv) {
+  if (!thread_multiple_from_environment()) return PMPI_Init(argc, argv);
+  int provided = MPI_THREAD_SINGLE;
+  return PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+}
+
+HPCOLL_PMPI_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  return PMPI_Init_thread(argc, argv, thread_multiple_from_environment() ? MPI_THREAD_MULTIPLE : required, provided);
 }
 
 HPCOLL_PMPI_EXPORT int MPI_Finalize() {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The values of HPCOLL_PMPI and HPCOLL_PMPI_COLLECTIVES, read from their text
-// (interception.cpp reads the environment; tests/fuzz feeds any text).
+// The values of HPCOLL_PMPI, HPCOLL_PMPI_COLLECTIVES and HPCOLL_PMPI_THREAD,
+// read from their text (interception.cpp and interpose.cpp read the
+// environment; tests/fuzz feeds any text).
 #pragma once
 
 #include <algorithm>
@@ -45,6 +46,17 @@ inline std::array<bool, collective_names.size()> intercepted_collectives(std::st
     if (comma == std::string_view::npos) return on;
     list.remove_prefix(comma + 1);
   }
+}
+
+/// Whether MPI_Init and MPI_Init_thread ask MPI for MPI_THREAD_MULTIPLE,
+/// under which the nonblocking forms are served, from HPCOLL_PMPI_THREAD
+/// (`value`): "multiple" yes, "" (unset) the level the program asks for.
+/// Anything else is an hpcoll::error naming the variable and its value.
+inline bool asks_thread_multiple(std::string_view value) {
+  if (value.empty()) return false;
+  if (value == "multiple") return true;
+  throw error("", "",
+              detail::concat({"HPCOLL_PMPI_THREAD is '", value, "'; it must be multiple, or unset for the program's own"}));
 }
 
 }  // namespace hpcoll::pmpi

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The HPCOLL_* values: the switches (HPCOLL_CHECK, HPCOLL_VERBOSE), the byte
 // counts (HPCOLL_MAX_MESSAGE_BYTES), HPCOLL_<COLLECTIVE>=<schedule> as the
-// dispatcher reads it, and libhpcoll_mpi's HPCOLL_PMPI and
-// HPCOLL_PMPI_COLLECTIVES. The first byte picks the variable, the rest is its
+// dispatcher reads it, and libhpcoll_mpi's HPCOLL_PMPI,
+// HPCOLL_PMPI_COLLECTIVES and HPCOLL_PMPI_THREAD. The first byte picks the variable, the rest is its
 // value; each gives a value or an hpcoll::error naming the variable.
 #include <hpcoll/environment.hpp>
 #include <hpcoll/select/dispatch.hpp>
@@ -59,6 +59,10 @@ void pmpi_variables(std::string_view value) {
     const auto on = hpcoll::pmpi::intercepted_collectives(switched, list);
     if (switched == "off")
       for (bool b : on) require(!b, "HPCOLL_PMPI=off intercepts");
+  });
+  returns_or_throws<hpcoll::error>([&] {
+    require(hpcoll::pmpi::asks_thread_multiple(switched) == (switched == "multiple"),
+            "HPCOLL_PMPI_THREAD other than multiple asks for MPI_THREAD_MULTIPLE");
   });
 }
 
