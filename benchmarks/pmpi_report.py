@@ -59,6 +59,20 @@ def cells_of(paths):
     return cells
 
 
+def overlap_cells_of(paths):
+    """The same cells over hpcoll_overlap JSON files: each run's t_pure of its native/never
+    row (MPI_I... + MPI_Wait) as "native", of its manual/never row (hpcoll's) as "hpcoll"."""
+    cells = {}
+    kinds = {"native/never": "native", "manual/never": "hpcoll"}
+    for path in paths:
+        with open(path) as f:
+            for row in json.load(f)["rows"]:
+                if row["variant"] in kinds:
+                    cell = cells.setdefault((row["collective"], row["bytes"]), {"native": [], "hpcoll": []})
+                    cell[kinds[row["variant"]]].append(row["t_pure_s"])
+    return cells
+
+
 def compare(plain, preloaded):
     """Table rows and summary of one np: native without, native preloaded, their ratio, hpcoll ÷ native."""
     rows, ratios, own = [], [], []
@@ -96,7 +110,8 @@ def main(argv=None):
     build = os.path.dirname(os.path.dirname(os.path.abspath(args.binary)))
     library = os.path.join(build, "src", "pmpi", "libhpcoll_mpi.so")
     overhead = os.path.join(build, "benchmarks", "hpcoll_pmpi_overhead")
-    for path in (library, overhead):
+    overlap = os.path.join(build, "benchmarks", "hpcoll_overlap")
+    for path in (library, overhead, overlap):
         if not os.path.exists(path):
             log.die(f"no {path} (./hpcoll bench --pmpi builds it)")
     nps, now, folder, command = bc.start_run(args, log, ["./hpcoll", "bench", "--pmpi"], DEFAULT_NPS, 1, "pmpi")
@@ -116,27 +131,34 @@ def main(argv=None):
         report += [f"The interception alone (np 1, 8 B; target <= {INTERCEPTION_TARGET_NS} ns per call):", *table, ""]
 
     failed = []
+    overlap_sizes = "8,64,1KiB,16KiB,256KiB,1MiB"
+    parts = (("table", args.binary, [f"--trials={args.trials}"], cells_of, "native rows"),
+             ("overlap", overlap, ["--variants=native/never,manual/never", f"--sizes={overlap_sizes}",
+                                   f"--reps={11 if args.quick else 101}"], overlap_cells_of,
+              "nonblocking forms (hpcoll_overlap's t_pure: MPI_I... + MPI_Wait; hpcoll: hpcoll::i... + wait())"))
     for n in nps:
-        plain, preloaded = [], []
-        for k in range(1, args.rounds + 1):
-            for kind, extra, paths in (("plain", [], plain), ("preloaded", preload, preloaded)):
-                name = f"table-np{n}-{kind}-{k}"
-                out_json = os.path.join(folder, name + ".json")
-                cmd = ["mpiexec", "-n", str(n), *flags, *extra, args.binary, f"--trials={args.trials}",
-                       f"--out={out_json}", *args.extra]
-                if run(cmd, {}, name, folder, args.verbose):
-                    paths.append(out_json)
-                else:
-                    failed.append(name)
-        if not plain or not preloaded:
-            continue
-        rows, geomean, own, slower, cells = compare(cells_of(plain), cells_of(preloaded))
-        report += [f"np {n} ({bc.placement(n, bc.cores())}): native rows, median over "
-                   f"{len(plain)} + {len(preloaded)} runs",
-                   bc.text_table(["collective", "size", "without (us)", "preloaded (us)", "ratio", "hpcoll ÷ native"],
-                                 rows, left=2),
-                   f"  geometric mean preloaded ÷ without: {geomean:.2f} (hpcoll's own calls ÷ native: {own:.2f}); "
-                   f"cells more than {round((SLOWER_TARGET - 1) * 100)} % slower preloaded: {slower} of {cells}", ""]
+        for part, binary, options, read, title in parts:
+            plain, preloaded = [], []
+            for k in range(1, args.rounds + 1):
+                for kind, extra, paths in (("plain", [], plain), ("preloaded", preload, preloaded)):
+                    name = f"{part}-np{n}-{kind}-{k}"
+                    out_json = os.path.join(folder, name + ".json")
+                    cmd = ["mpiexec", "-n", str(n), *flags, *extra, binary, *options, f"--out={out_json}",
+                           *(args.extra if part == "table" else [])]
+                    if run(cmd, {}, name, folder, args.verbose):
+                        paths.append(out_json)
+                    else:
+                        failed.append(name)
+            if not plain or not preloaded:
+                continue
+            rows, geomean, own, slower, cells = compare(read(plain), read(preloaded))
+            report += [f"np {n} ({bc.placement(n, bc.cores())}): {title}, median over "
+                       f"{len(plain)} + {len(preloaded)} runs",
+                       bc.text_table(["collective", "size", "without (us)", "preloaded (us)", "ratio",
+                                      "hpcoll ÷ native"], rows, left=2),
+                       f"  geometric mean preloaded ÷ without: {geomean:.2f} (hpcoll's own calls ÷ native: "
+                       f"{own:.2f}); cells more than {round((SLOWER_TARGET - 1) * 100)} % slower preloaded: "
+                       f"{slower} of {cells}", ""]
     report.append(f"{bc.fmt_seconds(time.monotonic() - t0)}; "
                   + (f"failed runs: {', '.join(failed)}" if failed else "every run done"))
     text = "\n".join(report) + "\n"

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """pmpi_report.py (./hpcoll bench --pmpi) without MPI, binary or timing: reading hpcoll_table
-files, the per-cell ratios and the summary, the help text.
+and hpcoll_overlap files, the per-cell ratios and the summary, the help text.
 Run by ctest (bench.pmpi_report) or directly: /usr/bin/python3 benchmarks/test_pmpi_report.py [-v]
 """
 
@@ -48,6 +48,25 @@ class Compare(unittest.TestCase):
         plain = {("bcast", 8): {"native": [1.0], "hpcoll": [1.0]}, ("reduce", 8): {"native": [1.0], "hpcoll": [1.0]}}
         preloaded = {("bcast", 8): {"native": [1.0], "hpcoll": [1.0]}}
         self.assertEqual(pr.compare(plain, preloaded)[4], 1)
+
+
+def overlap_file(folder, name, rows):
+    """An hpcoll_overlap JSON file holding rows of (collective, bytes, variant, t_pure_s)."""
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        json.dump({"format": "hpcoll-overlap-1", "rows": [
+            {"collective": c, "bytes": b, "variant": v, "t_pure_s": t} for c, b, v, t in rows]}, f)
+    return path
+
+
+class Overlap(unittest.TestCase):
+    def test_native_and_manual_never_rows_are_the_two_kinds(self):
+        with tempfile.TemporaryDirectory() as d:
+            cells = pr.overlap_cells_of([
+                overlap_file(d, "o1.json", [("allreduce", 8, "native/never", 2e-6), ("allreduce", 8, "manual/never", 1e-6),
+                                            ("allreduce", 8, "thread", 9e-6), ("allreduce", 8, "native/outer", 7e-6)]),
+                overlap_file(d, "o2.json", [("allreduce", 8, "native/never", 4e-6), ("allreduce", 8, "manual/never", 3e-6)])])
+        self.assertEqual(cells, {("allreduce", 8): {"native": [2e-6, 4e-6], "hpcoll": [1e-6, 3e-6]}})
 
 
 class Help(unittest.TestCase):

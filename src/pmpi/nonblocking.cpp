@@ -61,13 +61,16 @@ int cancel(void*, int) { return MPI_SUCCESS; }
 /// progress thread, so that runs advance while the program computes or
 /// blocks in another MPI call. The progress thread sweeps every
 /// `poll_interval` while it finds runs that no waiting thread advances; it
-/// sleeps longer and longer (up to `longest_sleep`) while it does not, then
-/// until the next run starts: with a rank bound to one core, each of its
-/// wake-ups takes the core from the program for a context switch.
+/// sleeps longer and longer, up to `longest_sleep`, while it does not; after
+/// `idle_wakes_before_sleeping` wake-ups without a run in flight it sleeps
+/// until the next run starts. Each wake-up may take a core from the program
+/// (a rank bound to one core, or more ranks than cores) for a context
+/// switch: a run that starts wakes it only from that last sleep.
 class progress_server {
 public:
   static constexpr std::chrono::microseconds poll_interval{50};
   static constexpr std::chrono::microseconds longest_sleep{1000};
+  static constexpr int idle_wakes_before_sleeping = 100;
 
   static progress_server& instance() {
     static progress_server server;
@@ -161,21 +164,29 @@ private:
   /// Never blocks on the sweep lock (whose holder would have to wake it).
   void loop(const std::stop_token& stop) {
     std::chrono::microseconds pause = poll_interval;
+    int idle_wakes = 0;
     while (true) {
       {
         std::unique_lock sleeping(sleep_mutex_);
-        if (!busy() && (stop.stop_requested() || pause >= longest_sleep)) {
+        if (!busy() && (stop.stop_requested() || idle_wakes >= idle_wakes_before_sleeping)) {
           if (stop.stop_requested()) return;
           asleep_.store(true, std::memory_order_seq_cst);
           wake_.wait(sleeping, [&] { return busy() || stop.stop_requested(); });
           asleep_.store(false, std::memory_order_relaxed);
           pause = poll_interval;
+          idle_wakes = 0;
           continue;
         }
         wake_.wait_for(sleeping, pause);
       }
+      if (!busy()) {
+        ++idle_wakes;
+        pause = longest_sleep;
+        continue;
+      }
+      idle_wakes = 0;
       std::unique_lock lock(mutex_, std::defer_lock);
-      if (busy() && helpers_.load(std::memory_order_relaxed) == 0 && lock.try_lock()) {
+      if (helpers_.load(std::memory_order_relaxed) == 0 && lock.try_lock()) {
         sweep_locked();
         pause = poll_interval;
       } else {
@@ -191,7 +202,7 @@ private:
   std::atomic<int> helpers_{0};  // threads in a completion call, advancing the runs
   std::mutex sleep_mutex_;
   std::condition_variable wake_;  // a run was added, or the thread is asked to stop (with sleep_mutex_)
-  std::atomic<bool> asleep_{false};  // until the next run is added
+  std::atomic<bool> asleep_{false};  // until the next run starts
   std::jthread thread_;
 };
 
