@@ -118,6 +118,29 @@ public:
     else detail::yield_core();
   }
 
+  /// Sweeps until none of `requests` stands for a served run in flight,
+  /// without testing the requests themselves: each MPI progress call may
+  /// yield the core (Open MPI's mpi_yield_when_idle, on when ranks outnumber
+  /// cores), and a test after every sweep made a waiter look half as often.
+  /// A waiting call cannot return before those runs end anyway. The lock is
+  /// let go between sweeps: another thread may start a run they depend on.
+  void finish_runs_among(const MPI_Request* requests, int count) {
+    const auto listed = [&](const pending_collective* p) {
+      return std::find(requests, requests + count, p->handle) != requests + count;
+    };
+    while (true) {
+      {
+        std::unique_lock lock(mutex_, std::try_to_lock);
+        if (lock.owns_lock()) {
+          if (std::none_of(in_flight_.begin(), in_flight_.end(), listed)) return;
+          sweep_locked();
+          continue;
+        }
+      }
+      detail::yield_core();
+    }
+  }
+
   void await(const communicator* c) {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] {
@@ -207,14 +230,17 @@ private:
 };
 
 /// A blocking completion call (MPI_Wait, ...) while served runs are in
-/// flight: its nonblocking form (MPI_Test, ...), `test(&done)`, repeated with
-/// a sweep before each, until it completes something; once no served run is
-/// left, the blocking call itself, `wait()`.
+/// flight: first, for MPI_Wait and MPI_Waitall, the served runs among its
+/// `count` `requests` finished by sweeps alone; then its nonblocking form
+/// (MPI_Test, ...), `test(&done)`, repeated with a sweep before each, until
+/// it completes something; once no served run is left, the blocking call
+/// itself, `wait()`.
 template <class Test, class Wait>
-int wait_helping(Test&& test, Wait&& wait) {
+int wait_helping(Test&& test, Wait&& wait, const MPI_Request* requests = nullptr, int count = 0) {
   progress_server& server = progress_server::instance();
   if (inside_hpcoll || !server.busy()) return wait();
   const progress_server::helping helping(server);
+  if (requests) server.finish_runs_among(requests, count);
   while (server.busy()) {
     server.help();
     int done = 0;
@@ -259,12 +285,12 @@ using namespace hpcoll::pmpi;
 
 HPCOLL_PMPI_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   return wait_helping([&](int* done) { return PMPI_Test(request, done, status); },
-                      [&] { return PMPI_Wait(request, status); });
+                      [&] { return PMPI_Wait(request, status); }, request, 1);
 }
 
 HPCOLL_PMPI_EXPORT int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
   return wait_helping([&](int* done) { return PMPI_Testall(count, requests, done, statuses); },
-                      [&] { return PMPI_Waitall(count, requests, statuses); });
+                      [&] { return PMPI_Waitall(count, requests, statuses); }, requests, count);
 }
 
 HPCOLL_PMPI_EXPORT int MPI_Waitany(int count, MPI_Request requests[], int* index, MPI_Status* status) {
