@@ -15,7 +15,11 @@
 namespace hpcoll::pmpi {
 
 thread_local bool inside_hpcoll = false;
-thread_local stage blocking_stage;
+
+stage& thread_stage() {
+  thread_local stage staged;
+  return staged;
+}
 
 namespace {
 

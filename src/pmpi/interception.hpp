@@ -50,9 +50,6 @@ inline constexpr std::size_t outcome_count = 9;
 /// While a thread runs hpcoll, the MPI collectives hpcoll calls itself go to PMPI.
 extern thread_local bool inside_hpcoll;
 
-/// The stage of the thread's blocking calls, reused from call to call.
-extern thread_local stage blocking_stage;
-
 class hpcoll_scope {
 public:
   hpcoll_scope() noexcept : outer_(inside_hpcoll) { inside_hpcoll = true; }
@@ -146,7 +143,7 @@ int intercept(collective which, MPI_Comm comm, Serve&& serve, Forward&& forward)
   return intercept_with(
       which, comm,
       [&](const communicator& c) {
-        return serve(c, served_call(blocking_stage));
+        return serve(c, served_call());
       },
       forward);
 }

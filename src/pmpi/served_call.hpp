@@ -47,14 +47,19 @@ struct pending_collective {
   int error_code = MPI_SUCCESS;  ///< what the run's failure became (its MPI_Error_string is hpcoll's message)
 };
 
+/// The stage of the thread's blocking calls, reused from call to call.
+stage& thread_stage();
+
 class served_call {
 public:
-  /// The blocking form, staged in `s`.
-  explicit served_call(stage& s) noexcept : stage_(&s) {}
+  /// The blocking form.
+  served_call() noexcept = default;
   /// The nonblocking form, kept in `p`.
-  explicit served_call(pending_collective& p) noexcept : stage_(&p.staged), pending_(&p) {}
+  explicit served_call(pending_collective& p) noexcept : pending_(&p) {}
 
-  stage& staged() const noexcept { return *stage_; }
+  /// Where the call stages the items of a datatype that is not dense (only
+  /// then is the thread's stage reached: a thread-local object costs a check).
+  stage& staged() const { return pending_ ? pending_->staged : thread_stage(); }
 
   /// Runs collective `Coll` (hpcoll::Bcast<>, ...) with `args`, or starts it.
   template <class Coll, class... Args>
@@ -82,7 +87,6 @@ public:
   }
 
 private:
-  stage* stage_;
   pending_collective* pending_ = nullptr;
 };
 
