@@ -118,6 +118,13 @@ public:
     else detail::yield_core();
   }
 
+  /// Whether `handle` stands for a served run in flight.
+  bool in_flight(MPI_Request handle) {
+    const std::lock_guard lock(mutex_);
+    return std::any_of(in_flight_.begin(), in_flight_.end(),
+                       [&](const pending_collective* p) { return p->handle == handle; });
+  }
+
   /// Sweeps until none of `requests` stands for a served run in flight,
   /// without testing the requests themselves: each MPI progress call may
   /// yield the core (Open MPI's mpi_yield_when_idle, on when ranks outnumber
@@ -324,6 +331,20 @@ HPCOLL_PMPI_EXPORT int MPI_Testany(int count, MPI_Request requests[], int* index
 HPCOLL_PMPI_EXPORT int MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
                                     MPI_Status statuses[]) {
   return test_helping([&] { return PMPI_Testsome(incount, requests, outcount, indices, statuses); });
+}
+
+// MPI 4.0 §6.12: the request of a nonblocking collective cannot be freed
+// (Open MPI raises MPI_ERR_REQUEST on MPI_COMM_WORLD). A served run's
+// generalized request could be, and MPICH would then free its record while
+// the run still uses it: refused the same way, the request left as it was.
+HPCOLL_PMPI_EXPORT int MPI_Request_free(MPI_Request* request) {
+  if (inside_hpcoll || request == nullptr || !progress_server::instance().busy() ||
+      !progress_server::instance().in_flight(*request))
+    return PMPI_Request_free(request);
+  return interception::get().fail(MPI_COMM_WORLD,
+                                  "MPI_Request_free: the request of a nonblocking collective cannot be freed; "
+                                  "wait for it or test it until it completes",
+                                  MPI_ERR_REQUEST);
 }
 
 HPCOLL_PMPI_EXPORT int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {

@@ -5,8 +5,8 @@
  * the MPI_Wait and MPI_Test families next to point-to-point requests; in
  * place; with a non-contiguous datatype freed while the operation is
  * pending; a rank blocked in MPI_Recv while others wait for a collective
- * that needs it; a blocking collective and a freed communicator while one is
- * pending; a bad root. A program that knows nothing of hpcoll: run with the
+ * that needs it; a blocking collective, a freed communicator and a freed
+ * request while one is pending; a bad root. A program that knows nothing of hpcoll: run with the
  * library preloaded and without it. Exits non-zero when any check fails. */
 #include <mpi.h>
 
@@ -331,6 +331,34 @@ static void pending_across_calls(MPI_Comm comm) {
   free(from_all);
 }
 
+/* MPI_Request_free on a nonblocking collective's request, which the standard
+ * forbids: under MPI_ERRORS_RETURN an error (Open MPI: MPI_ERR_REQUEST, MPICH
+ * 4.0: MPI_ERR_OTHER), the request left active and completed by MPI_Wait.
+ * (An MPI library that frees it instead, returning MPI_SUCCESS, is let be.) */
+static void freed_request(MPI_Comm comm) {
+  int rank, p;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &p);
+  enum { N = 1000 };
+  int* in = ints(N);
+  int* out = ints(N);
+  for (int i = 0; i < N; ++i) in[i] = rank + i;
+  MPI_Request request;
+  MPI_Iallreduce(in, out, N, MPI_INT, MPI_SUM, comm, &request);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  const int code = MPI_Request_free(&request);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  if (code != MPI_SUCCESS) {
+    CHECK(request != MPI_REQUEST_NULL, "a refused MPI_Request_free set the request to MPI_REQUEST_NULL");
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    for (int i = 0; i < N; ++i) CHECK(out[i] == p * (p - 1) / 2 + p * i, "iallreduce after a refused free [%d]", i);
+  }
+  /* A freed request's buffers may still be in use: keep them. */
+  if (code == MPI_SUCCESS) return;
+  free(in);
+  free(out);
+}
+
 /* A bad root under MPI_ERRORS_RETURN: an error code, no request, no hang. */
 static void bad_root(MPI_Comm comm) {
   int p;
@@ -358,6 +386,7 @@ static void everything(MPI_Comm comm) {
   non_contiguous(comm);
   progress_while_blocked(comm);
   pending_across_calls(comm);
+  freed_request(comm);
 }
 
 int main(int argc, char** argv) {
