@@ -163,7 +163,7 @@ int intercept_nonblocking(collective which, MPI_Comm comm, MPI_Request* request,
       which, comm,
       [&](const communicator& c) {
         if (request == nullptr) return outcome::arguments;
-        pending = std::make_unique<pending_collective>(comm, c);
+        pending = std::make_unique<pending_collective>(c);
         const outcome result = serve(c, served_call(*pending));
         served = result == outcome::served;
         return result;

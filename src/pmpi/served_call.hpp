@@ -21,7 +21,7 @@ namespace hpcoll::pmpi {
 /// A served nonblocking collective, from its start to the MPI_Wait or
 /// MPI_Test that frees its MPI_Request.
 struct pending_collective {
-  pending_collective(MPI_Comm c, const communicator& served_on) : comm(c), on(&served_on) {}
+  explicit pending_collective(const communicator& served_on) : on(&served_on) {}
   pending_collective(const pending_collective&) = delete;
   pending_collective& operator=(const pending_collective&) = delete;
   ~pending_collective() {
@@ -37,7 +37,6 @@ struct pending_collective {
     held_types.clear();
   }
 
-  MPI_Comm comm;
   const communicator* on;
   hpcoll::request run;
   stage staged;
