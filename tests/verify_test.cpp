@@ -119,6 +119,28 @@ struct forgets_last {
   static plan_type plan(const hpcoll::bcast_shape& s) { return {s}; }
 };
 
+/// A broken broadcast for the self check: rank 1 receives the vector element
+/// by element and, in the same round, forwards one of those elements.
+struct forwards_too_early {
+  static constexpr const char* name = "forwards_too_early";
+  struct plan_type {
+    hpcoll::bcast_shape s;
+    int rounds() const { return 1; }
+    std::size_t scratch_elems() const { return 0; }
+    template <class Emit>
+    void round(int, Emit&& emit) const {
+      const std::size_t forwarded = s.count / 2;
+      for (std::size_t i = 0; i < s.count; ++i) {
+        if (s.rank == s.root) emit(hpcoll::step::send(1, hpcoll::out(i, 1)));
+        if (s.rank == 1) emit(hpcoll::step::recv(s.root, hpcoll::out(i, 1)));
+      }
+      if (s.rank == 1) emit(hpcoll::step::send(2, hpcoll::out(forwarded, 1)));
+      if (s.rank == 2) emit(hpcoll::step::recv(1, hpcoll::out(forwarded, 1)));
+    }
+  };
+  static plan_type plan(const hpcoll::bcast_shape& s) { return {s}; }
+};
+
 template <class Schedules>
 void verify_bcast(Schedules schedules) {
   hana::for_each(schedules, [](auto s) {
@@ -347,4 +369,10 @@ TEST_CASE("verify.self_check") {
   const auto forgot = hpcoll::verify::mcast<forgets_last>(hpcoll::rank_set(7, {1, 4, 6}), 2, 3);
   CHECK_FALSE(forgot.ok);
   CHECK(forgot.failure.find("rank 6 output[0] should be element 0 of rank 2") != std::string::npos);
+  // A rank that sends an element a receive of the same round is still writing
+  // (the one in the middle of nine).
+  const auto early = hpcoll::verify::bcast<forwards_too_early>(3, 0, 9);
+  CHECK_FALSE(early.ok);
+  CHECK(early.failure.find("rank 1 round 0: sends elements that a receive of the same round writes") !=
+        std::string::npos);
 }

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <numeric>
 #include <span>
 #include <sstream>
@@ -60,6 +61,11 @@ struct contributors {
   }
   void merge(const contributors& o) {
     for (std::size_t i = 0; i < words.size(); ++i) words[i] |= o.words[i];
+  }
+  bool is_only(int r) const {
+    for (std::size_t i = 0; i < words.size(); ++i)
+      if (words[i] != (i == static_cast<std::size_t>(r) / 64 ? std::uint64_t{1} << (r % 64) : 0)) return false;
+    return true;
   }
   int count() const {
     int c = 0;
@@ -372,11 +378,13 @@ private:
     for (std::size_t i = 1; i < landings.size(); ++i)
       if (overlap(landings[i - 1], landings[i]))
         return log_.fail("rank ", rank, " round ", round, ": two receives land in the same elements");
+    // The landings are sorted and disjoint, so their ends ascend too: of those
+    // starting before g ends, only the last can reach into g.
     auto hits_landing = [&](const span_ref& g) {
       if (!g.count) return false;
-      for (const span_ref& l : landings)  // landings are few unless the round is linear
-        if (overlap(l, g)) return true;
-      return false;
+      const auto after = std::lower_bound(landings.begin(), landings.end(),
+                                          span_ref{g.mem, g.first + g.count, 0, false}, by_start);
+      return after != landings.begin() && overlap(*std::prev(after), g);
     };
     for (const span_ref& src : sources)
       if (hits_landing(src))
@@ -526,7 +534,7 @@ void fill_input(M& m, int rank) {
 template <class M>
 bool expect_leaf(M& m, failure_log& log, int rank, std::size_t at, int origin, std::size_t index) {
   const cell& c = m.output(rank, at);
-  if (c.defined && c.index == index && c.ranks.count() == 1 && c.lo == origin) return true;
+  if (c.defined && c.index == index && c.ranks.is_only(origin) && c.lo == origin) return true;
   log.fail("rank ", rank, " output[", at, "] should be element ", index, " of rank ", origin, ", is ", c.describe());
   return false;
 }
