@@ -20,11 +20,21 @@
 #       and each PASS variable to the caller's arg_<variable> (its cmake_parse_arguments
 #       prefix). Label "mpi".
 #
-#   hpcoll_test(NAME <name> SOURCES <src>... [LIBRARIES <lib>...] [TIMEOUT <s>])
+#   hpcoll_test(NAME <name> SOURCES <src>... [LIBRARIES <lib>...] [TIMEOUT <s>] [COST <s>])
 #       Plain doctest executable test_<name> (doctest's own main); one ctest
 #       case per doctest test case, discovered from the executable when it is
 #       built (doctest_discover_tests), so no list of names is kept here.
-#       Label "unit".
+#       Label "unit". COST: about how many seconds a case takes (below).
+#
+# COST: ctest -j starts the tests in descending order of cost, which it learns
+# from earlier runs in the build tree (Testing/Temporary/CTestCostData.txt)
+# and, where it has none (a fresh clone: CI), takes from the COST property.
+# The one-process tests of tens of seconds declare it (each header alone,
+# the verifier's cases, the package builds), so that they run side by side
+# first and the MPI runs after: an MPI run beside a compiler waits for the
+# cores its ranks need (in declaration order, reduction.np4 and np5 ran
+# beside headers.self_contained in 34 and 47 s, 3 and 4 s after it; the whole
+# g++ suite from a fresh cost history 385 s, 369 s with COST; 2026-11-27).
 #
 #   hpcoll_compile_fail_test(NAME <name> SOURCE <file> REGEX <regex>
 #                            [LIBRARIES <lib>...] [TIMEOUT <s>])
@@ -267,7 +277,7 @@ endfunction()
 
 # --- hpcoll_test ------------------------------------------------------------------
 function(hpcoll_test)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TIMEOUT" "SOURCES;LIBRARIES")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TIMEOUT;COST" "SOURCES;LIBRARIES")
   if(NOT arg_NAME OR NOT arg_SOURCES)
     message(FATAL_ERROR "hpcoll_test: NAME and SOURCES are required")
   endif()
@@ -285,7 +295,11 @@ function(hpcoll_test)
   # The ctest names are the doctest names ("verify.bcast"), so ctest -j
   # spreads a long suite over the cores. (PROPERTIES reach every test as a
   # flat list: one label only.)
-  doctest_discover_tests(${target} PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS unit)
+  set(cost "")
+  if(arg_COST)
+    set(cost COST ${arg_COST})
+  endif()
+  doctest_discover_tests(${target} PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS unit ${cost})
 endfunction()
 
 # --- hpcoll_compile_fail_test ---------------------------------------------------------
@@ -374,7 +388,7 @@ function(hpcoll_header_checks)
   add_test(NAME headers.self_contained
     COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target hpcoll_header_check)
   set_tests_properties(headers.self_contained PROPERTIES
-    TIMEOUT 900 LABELS "compile" RESOURCE_LOCK hpcoll_build_tree)
+    TIMEOUT 900 LABELS "compile" RESOURCE_LOCK hpcoll_build_tree COST 120)
 
   file(GLOB_RECURSE absolute CONFIGURE_DEPENDS "${include_dir}/hpcoll/*.hpp")
   set(stamp "${CMAKE_CURRENT_BINARY_DIR}/layering.stamp")
@@ -409,6 +423,7 @@ function(hpcoll_package_test)
               -P "${_HPCOLL_CMAKE_DIR}/hpcollPackageTest.cmake")
     set_tests_properties(package.${way} PROPERTIES
       TIMEOUT 600
+      COST 20
       LABELS "package;mpi"
       ENVIRONMENT "${HPCOLL_MPIEXEC_ENV}")
   endforeach()
