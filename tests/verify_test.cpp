@@ -99,47 +99,54 @@ constexpr auto alltoall_schedules =
     hana::tuple_t<S::linear, S::linear_sync<2>, S::pairwise, S::bruck, S::automatic>;
 constexpr auto alltoallv_schedules = hana::tuple_t<S::linear, S::linear_sync<3>, S::pairwise, S::automatic>;
 
-/// A broken broadcast for the self check: the root sends to every rank but the last.
-struct forgets_last {
-  static constexpr const char* name = "forgets_last";
+/// A broken one-round broadcast for the self check: Steps::emit(shape, emit)
+/// gives each rank's steps.
+template <class Steps>
+struct broken_bcast {
+  static constexpr const char* name = Steps::name;
   struct plan_type {
     hpcoll::bcast_shape s;
     int rounds() const { return 1; }
     std::size_t scratch_elems() const { return 0; }
     template <class Emit>
     void round(int, Emit&& emit) const {
-      if (s.rank == s.root) {
-        for (int r = 0; r + 1 < s.size; ++r)
-          if (r != s.root) emit(hpcoll::step::send(r, hpcoll::out(0, s.count)));
-      } else if (s.rank + 1 < s.size) {
-        emit(hpcoll::step::recv(s.root, hpcoll::out(0, s.count)));
-      }
+      Steps::emit(s, emit);
     }
   };
   static plan_type plan(const hpcoll::bcast_shape& s) { return {s}; }
 };
 
-/// A broken broadcast for the self check: rank 1 receives the vector element
-/// by element and, in the same round, forwards one of those elements.
-struct forwards_too_early {
-  static constexpr const char* name = "forwards_too_early";
-  struct plan_type {
-    hpcoll::bcast_shape s;
-    int rounds() const { return 1; }
-    std::size_t scratch_elems() const { return 0; }
-    template <class Emit>
-    void round(int, Emit&& emit) const {
-      const std::size_t forwarded = s.count / 2;
-      for (std::size_t i = 0; i < s.count; ++i) {
-        if (s.rank == s.root) emit(hpcoll::step::send(1, hpcoll::out(i, 1)));
-        if (s.rank == 1) emit(hpcoll::step::recv(s.root, hpcoll::out(i, 1)));
-      }
-      if (s.rank == 1) emit(hpcoll::step::send(2, hpcoll::out(forwarded, 1)));
-      if (s.rank == 2) emit(hpcoll::step::recv(1, hpcoll::out(forwarded, 1)));
+/// The root sends to every rank but the last.
+struct forgets_last_steps {
+  static constexpr const char* name = "forgets_last";
+  template <class Emit>
+  static void emit(const hpcoll::bcast_shape& s, Emit& emit) {
+    if (s.rank == s.root) {
+      for (int r = 0; r + 1 < s.size; ++r)
+        if (r != s.root) emit(hpcoll::step::send(r, hpcoll::out(0, s.count)));
+    } else if (s.rank + 1 < s.size) {
+      emit(hpcoll::step::recv(s.root, hpcoll::out(0, s.count)));
     }
-  };
-  static plan_type plan(const hpcoll::bcast_shape& s) { return {s}; }
+  }
 };
+using forgets_last = broken_bcast<forgets_last_steps>;
+
+/// Rank 1 receives the vector element by element and, in the same round,
+/// forwards one of those elements.
+struct forwards_too_early_steps {
+  static constexpr const char* name = "forwards_too_early";
+  template <class Emit>
+  static void emit(const hpcoll::bcast_shape& s, Emit& emit) {
+    const std::size_t forwarded = s.count / 2;
+    for (std::size_t i = 0; i < s.count; ++i) {
+      if (s.rank == s.root) emit(hpcoll::step::send(1, hpcoll::out(i, 1)));
+      if (s.rank == 1) emit(hpcoll::step::recv(s.root, hpcoll::out(i, 1)));
+    }
+    if (s.rank == 1) emit(hpcoll::step::send(2, hpcoll::out(forwarded, 1)));
+    if (s.rank == 2) emit(hpcoll::step::recv(1, hpcoll::out(forwarded, 1)));
+  }
+};
+using forwards_too_early = broken_bcast<forwards_too_early_steps>;
 
 template <class Schedules>
 void verify_bcast(Schedules schedules) {
