@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // hpcoll_pmpi_overhead: what libhpcoll_mpi adds to a call. Each collective,
 // 8 B per rank (two ints), through its MPI_ function and through hpcoll's
-// free function, the two alternating; times in ns (the median over
-// `--trials` trials of `--calls` calls, the slowest rank's mean). Run with the
-// library preloaded, the MPI_ calls are served by hpcoll and the difference is
-// the interception; at np 1 the collective itself is a local copy, so nothing
-// but the interception differs (docs/pmpi.md).
+// free function, the two alternating; then the nonblocking forms, started and
+// waited for (MPI_Iallreduce + MPI_Wait against hpcoll::iallreduce + wait());
+// times in ns (the median over `--trials` trials of `--calls` calls, the
+// slowest rank's mean). Run with the library preloaded, the MPI_ calls are
+// served by hpcoll and the difference is the interception; at np 1 the
+// collective itself is a local copy, so nothing but the interception differs
+// (docs/pmpi.md). The program calls MPI_Init: the library serves the
+// nonblocking forms only under MPI_THREAD_MULTIPLE, which
+// HPCOLL_PMPI_THREAD=multiple makes it ask for (the blocking forms are then
+// timed under that level too).
 //
-//   mpiexec -n 1 -x LD_PRELOAD=build/src/pmpi/libhpcoll_mpi.so hpcoll_pmpi_overhead [--calls N] [--trials N]
+//   mpiexec -n 1 -x LD_PRELOAD=build/src/pmpi/libhpcoll_mpi.so [-x HPCOLL_PMPI_THREAD=multiple]
+//           hpcoll_pmpi_overhead [--calls N] [--trials N]
 #include <dlfcn.h>
 #include <mpi.h>
 
@@ -46,6 +52,30 @@ const char* mpi_allreduce_origin() {
   return dladdr(reinterpret_cast<void*>(&MPI_Allreduce), &info) != 0 && info.dli_fname ? info.dli_fname : "unknown";
 }
 
+/// A generalized request with nothing to do: the floor under every served
+/// nonblocking call, which hands its run to the program as one.
+int no_status(void*, MPI_Status* status) {
+  PMPI_Status_set_elements(status, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(status, 0);
+  return MPI_SUCCESS;
+}
+int no_release(void*) { return MPI_SUCCESS; }
+int no_cancel(void*, int) { return MPI_SUCCESS; }
+void generalized_request_round_trip() {
+  MPI_Request request = MPI_REQUEST_NULL;
+  PMPI_Grequest_start(no_status, no_release, no_cancel, nullptr, &request);
+  PMPI_Grequest_complete(request);
+  PMPI_Wait(&request, MPI_STATUS_IGNORE);
+}
+
+/// Starts a nonblocking call through its MPI_ function and waits for it.
+template <class Start>
+void start_and_wait(Start start) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  start(&request);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+}
+
 int run(int argc, char** argv) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -74,12 +104,32 @@ int run(int argc, char** argv) {
       {"alltoall",
        [&] { MPI_Alltoall(blocks_in.data(), 2, MPI_INT, blocks_out.data(), 2, MPI_INT, MPI_COMM_WORLD); },
        [&] { hpcoll::alltoall(c, blocks_in, blocks_out); }},
+      {"ibcast", [&] { start_and_wait([&](MPI_Request* r) { MPI_Ibcast(out.data(), 2, MPI_INT, 0, MPI_COMM_WORLD, r); }); },
+       [&] { hpcoll::ibcast(c, out, 0).wait(); }},
+      {"iallreduce",
+       [&] {
+         start_and_wait([&](MPI_Request* r) {
+           MPI_Iallreduce(in.data(), out.data(), 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD, r);
+         });
+       },
+       [&] { hpcoll::iallreduce(c, in, out, hpcoll::op::sum{}).wait(); }},
+      {"ialltoall",
+       [&] {
+         start_and_wait([&](MPI_Request* r) {
+           MPI_Ialltoall(blocks_in.data(), 2, MPI_INT, blocks_out.data(), 2, MPI_INT, MPI_COMM_WORLD, r);
+         });
+       },
+       [&] { hpcoll::ialltoall(c, blocks_in, blocks_out).wait(); }},
   };
 
   if (rank == 0)
     std::printf("np %d, 8 B per rank; median of %d trials of %d calls each (slowest rank's mean), methods alternating\n"
                 "MPI_Allreduce from %s\n%-10s %10s %10s %10s\n",
                 size, trials, calls, mpi_allreduce_origin(), "collective", "MPI_", "hpcoll::", "difference");
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  if (rank == 0 && level != MPI_THREAD_MULTIPLE)
+    std::printf("(not MPI_THREAD_MULTIPLE: a preloaded library forwards the MPI_I... rows to PMPI)\n");
   for (const row& r : rows) {
     trial(r.through_mpi, calls / 10 + 1);  // warm up: decisions, pools, MPI's paths
     trial(r.through_hpcoll, calls / 10 + 1);
@@ -91,6 +141,12 @@ int run(int argc, char** argv) {
     const double mpi = hpcoll_bench::median(mpi_times), direct = hpcoll_bench::median(hpcoll_times);
     if (rank == 0) std::printf("%-10s %10.1f %10.1f %10.1f\n", r.name, mpi, direct, mpi - direct);
   }
+  trial(generalized_request_round_trip, calls / 10 + 1);
+  std::vector<double> round_trips;
+  for (int t = 0; t < trials; ++t) round_trips.push_back(trial(generalized_request_round_trip, calls));
+  if (rank == 0)
+    std::printf("a generalized request started, completed and waited for (PMPI_): %.1f ns\n",
+                hpcoll_bench::median(round_trips));
   return 0;
 }
 

@@ -150,9 +150,11 @@ public:
 
   void await(const communicator* c) {
     std::unique_lock lock(mutex_);
+    ++awaiting_;
     changed_.wait(lock, [&] {
       return std::none_of(in_flight_.begin(), in_flight_.end(), [&](const pending_collective* p) { return p->on == c; });
     });
+    --awaiting_;
   }
 
   void stop() {
@@ -188,7 +190,7 @@ private:
     }
     if (!ended) return;
     in_flight_count_.store(in_flight_.size(), std::memory_order_relaxed);
-    changed_.notify_all();
+    if (awaiting_ > 0) changed_.notify_all();
   }
 
   /// Never blocks on the sweep lock (whose holder would have to wake it).
@@ -226,7 +228,8 @@ private:
   }
 
   std::mutex mutex_;  // the sweep lock: in_flight_ and the runs in it
-  std::condition_variable_any changed_;  // a run ended (with mutex_)
+  std::condition_variable changed_;  // a run ended (with mutex_)
+  int awaiting_ = 0;                   // threads in await() (with mutex_)
   std::vector<pending_collective*> in_flight_;
   std::atomic<std::size_t> in_flight_count_{0};
   std::atomic<int> helpers_{0};  // threads in a completion call, advancing the runs
