@@ -87,7 +87,10 @@ private:
     } catch (...) {
       failure = std::current_exception();
     }
-    if (one_shot_) op_.reset();
+    if (one_shot_) {
+      if (failure) op_.reset();
+      else op_.release()->retire();
+    }
     if (failure) std::rethrow_exception(failure);
   }
   void settle_quietly() noexcept {

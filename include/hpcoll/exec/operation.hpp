@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -78,13 +79,17 @@ struct engine_of;
 class operation {
 public:
   operation(const communicator& c, progress_engine& engine, const call_info& info)
-      : comm_(c), engine_(engine), info_(info) {}
+      : comm_(c), engine_(&engine), info_(info) {}
   virtual ~operation() = default;
   operation(const operation&) = delete;
   operation& operator=(const operation&) = delete;
 
-  const communicator& comm() const noexcept { return comm_; }
-  progress_engine& engine() const noexcept { return engine_; }
+  /// Ends a one-shot operation whose run has ended well; one that can be
+  /// reused is kept for the next call of its kind instead of freed.
+  virtual void retire() noexcept { delete this; }
+
+  const communicator& comm() const noexcept { return *comm_; }
+  progress_engine& engine() const noexcept { return *engine_; }
 
   /// Begins a run whose messages carry `tag`.
   void start(int tag) noexcept {
@@ -117,13 +122,22 @@ public:
   /// Blocks until finish() (for operations another thread advances).
   void await_done() const noexcept { done_.wait(false, std::memory_order_acquire); }
   /// Counts a run in the communicator's schedule counters.
-  void count_run() const { comm_.service<schedule_counters>().count(info_); }
+  void count_run() const { comm().service<schedule_counters>().count(info_); }
   /// Rethrows what made the ended run fail, if anything did.
   void rethrow_failure() const {
     if (failure_) std::rethrow_exception(failure_);
   }
 
 protected:
+  /// Makes a retired operation the operation of a new call.
+  void rebind(const communicator& c, progress_engine& engine, const call_info& info) {
+    comm_.emplace(c);
+    engine_ = &engine;
+    info_ = info;
+  }
+  /// Lets go of the communicator while the operation waits to be reused.
+  void unbind() noexcept { comm_.reset(); }
+
   virtual bool post_first() = 0;
   virtual bool advance_rounds() = 0;
   virtual void run_rounds() = 0;
@@ -155,8 +169,8 @@ private:
     abandon_messages();
   }
 
-  communicator comm_;  // keeps the library's duplicate alive while the run needs it
-  progress_engine& engine_;
+  std::optional<communicator> comm_;  // keeps the library's duplicate alive while the run needs it
+  progress_engine* engine_;
   call_info info_;
   std::exception_ptr failure_;
   std::atomic<bool> done_{true};
@@ -175,28 +189,56 @@ public:
         shape_(shape),
         plan_(make_plan(shape_.get())),
         op_(op),
-        mem_{input, output, scratch_.reserve<T>(plan_.scratch_elems())} {}
+        mem_{input, output, scratch_.reserve<T>(plan_->scratch_elems())} {}
+
+  /// The retired operation of this kind kept by the calling thread, if any.
+  static std::unique_ptr<scheduled_operation>& parked() {
+    thread_local std::unique_ptr<scheduled_operation> kept;
+    return kept;
+  }
+
+  /// Becomes the operation of a new call, keeping its storage: the round's
+  /// working vectors, the scratch memory and the shape's arrays.
+  template <class MakePlan>
+  void rebind(const communicator& c, progress_engine& engine, const call_info& info, const Shape& shape,
+              MakePlan make_plan, const T* input, T* output, const Op& op) {
+    operation::rebind(c, engine, info);
+    shape_.assign(shape);
+    plan_.emplace(make_plan(shape_.get()));
+    op_.emplace(op);
+    mem_ = {input, output, scratch_.reserve<T>(plan_->scratch_elems())};
+  }
+
+  void retire() noexcept override {
+    std::unique_ptr<scheduled_operation>& kept = parked();
+    if (kept) {
+      delete this;
+      return;
+    }
+    unbind();
+    kept.reset(this);
+  }
 
 private:
   round_runner<T, Op> runner() {
-    round_runner<T, Op> r{comm().native(), tag_, mem_, op_, steps_, requests_};
+    round_runner<T, Op> r{comm().native(), tag_, mem_, *op_, steps_, requests_};
     r.keep_failures(run_failure_, statuses_);
     return r;
   }
   bool post_first() override {
     run_failure_ = nullptr;
-    return runner().post_first(plan_, posted_);
+    return runner().post_first(*plan_, posted_);
   }
-  bool advance_rounds() override { return runner().advance(plan_, round_, posted_); }
+  bool advance_rounds() override { return runner().advance(*plan_, round_, posted_); }
   void run_rounds() override {
     run_failure_ = nullptr;
-    runner().run(plan_);
+    runner().run(*plan_);
   }
   void abandon_messages() noexcept override { runner().abandon_round(); }
 
   owned_shape<Shape> shape_;
-  Plan plan_;
-  Op op_;
+  std::optional<Plan> plan_;  // rebuilt in place by rebind(): a plan may refer to shape_
+  std::optional<Op> op_;      // likewise: an op need not be assignable
   scratch_block scratch_;
   buffers<T> mem_;
   std::vector<step> steps_;
@@ -206,13 +248,19 @@ private:
 };
 
 /// An operation for one call; `make_plan(shape)` builds the plan from the
-/// operation's own copy of the shape.
+/// operation's own copy of the shape. The thread's retired operation of the
+/// same kind is reused if it has one, so a nonblocking call that is repeated
+/// allocates nothing.
 template <class T, class Op, class Shape, class MakePlan>
 std::unique_ptr<operation> make_operation(const communicator& c, progress_engine& engine, const call_info& info,
                                           const Shape& shape, MakePlan make_plan, const T* input, T* output,
                                           const Op& op) {
-  using Plan = decltype(make_plan(shape));
-  return std::make_unique<scheduled_operation<T, Op, Shape, Plan>>(c, engine, info, shape, make_plan, input, output, op);
+  using Concrete = scheduled_operation<T, Op, Shape, decltype(make_plan(shape))>;
+  if (std::unique_ptr<Concrete> reused = std::move(Concrete::parked())) {
+    reused->rebind(c, engine, info, shape, make_plan, input, output, op);
+    return reused;
+  }
+  return std::make_unique<Concrete>(c, engine, info, shape, make_plan, input, output, op);
 }
 
 }  // namespace hpcoll::detail
