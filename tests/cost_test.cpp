@@ -127,8 +127,13 @@ TEST_CASE("cost.protocol_cache_and_crowding") {
     CHECK_COST(predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, n, 1}, m), ceil_lg(p) * (a + r + N * b));
     CHECK_COST(predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, 1000, 1}, m), ceil_lg(p) * (a + 1000 * b));
     // The linear root's p − 1 messages each shake hands; its receivers copy
-    // the data out of its memory, each in parallel with the others.
+    // the data out of its memory at once, sharing its memory's bandwidth.
     CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, n, 1}, m),
+               std::max(a + (p - 2) * a + (p - 1) * (r + N * m.source_beta), a + r + N * b));
+    // Ranks crowded on their cores take turns: no copies at once, none shared.
+    machine crowded = m;
+    crowded.ranks_per_core = 2;
+    CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, n, 1}, crowded),
                std::max(a + (p - 2) * a + (p - 1) * r, a + r + N * b));
     // Through a link of its own (a network, a two-copy transport) the root
     // sends every byte itself.
@@ -181,16 +186,20 @@ TEST_CASE("cost.compile_time") {
   using short_bcast = hpcoll::cheapest<hpcoll::bcast_shape{0, 64, 0, 64, 1}, machine{}, S::linear, S::binomial,
                                        S::scatter_ring_allgather>;
   // A long message through links (receivers do not copy out of the root's
-  // memory) is scattered and gathered again; in shared memory, where they do,
-  // the root only shakes hands and its receivers copy at once.
+  // memory) is scattered and gathered again; so it is in shared memory, where
+  // the 63 receivers' copies out of the root's memory share its bandwidth —
+  // but for ranks crowded on their cores, which cannot copy at once.
   constexpr hpcoll::bcast_shape long_message{0, 64, 0, std::size_t{1} << 24, 1};
   using long_bcast = hpcoll::cheapest<long_message, machine{.receiver_copies = false}, S::linear, S::binomial,
                                       S::scatter_ring_allgather>;
   using long_shared_bcast =
       hpcoll::cheapest<long_message, machine{}, S::linear, S::binomial, S::scatter_ring_allgather>;
+  using long_crowded_bcast =
+      hpcoll::cheapest<long_message, machine{.ranks_per_core = 2}, S::linear, S::binomial, S::scatter_ring_allgather>;
   static_assert(std::is_same_v<hpcoll::Bcast<short_bcast>::schedule_type, S::binomial>);
   static_assert(std::is_same_v<hpcoll::Bcast<long_bcast>::schedule_type, S::scatter_ring_allgather>);
-  static_assert(std::is_same_v<hpcoll::Bcast<long_shared_bcast>::schedule_type, S::linear>);
+  static_assert(std::is_same_v<hpcoll::Bcast<long_shared_bcast>::schedule_type, S::scatter_ring_allgather>);
+  static_assert(std::is_same_v<hpcoll::Bcast<long_crowded_bcast>::schedule_type, S::linear>);
   CHECK(hpcoll::schedule_name<long_bcast>() == "scatter_allgather<binomial, ring>");
 }
 

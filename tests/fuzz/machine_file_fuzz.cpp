@@ -25,7 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 again.base.copy == p.base.copy && again.base.eager_bytes == p.base.eager_bytes &&
                 again.base.rendezvous == p.base.rendezvous && again.base.cache_bytes == p.base.cache_bytes &&
                 again.base.gamma_cached == p.base.gamma_cached && again.base.copy_cached == p.base.copy_cached &&
-                again.base.switch_time == p.base.switch_time && again.base.receiver_copies == p.base.receiver_copies,
+                again.base.switch_time == p.base.switch_time && again.base.receiver_copies == p.base.receiver_copies &&
+                again.base.source_beta == p.base.source_beta,
             "the parameters change in a save and load");
   });
   return 0;

@@ -59,6 +59,14 @@ struct machine {
   double inter_beta = 1e-10;
   double port_beta = 8e-11;
 
+  /// Per byte a rank's memory gives out to receivers copying from it: the
+  /// copies of several receivers out of one sender share its memory's
+  /// bandwidth, so a rank serving k rendezvous messages of S bytes at once
+  /// takes k·S·source_beta (with receiver_copies, ranks with a core each;
+  /// without, its link's β). Declared last: positional initializers keep
+  /// their meaning.
+  double source_beta = 0.09e-9;
+
   friend constexpr bool operator==(const machine&, const machine&) = default;
 };
 

@@ -3,10 +3,14 @@
 //
 // For one call (a shape) and a machine, every rank's plan is walked round by
 // round. A rank's time in a round is
-//     α + (m − 1)·g                 for its m messages (m = max(sends, receives); g = α is Hockney's m·α)
+//     α + (m − 1)·g                 for its m messages: sends + receives, one less when it does both
+//                                   (an exchange's send and receive overlap; every other message
+//                                   costs the rank its own gap); g = α is Hockney's m·α
 //   + rendezvous · h                for its h messages beyond the transport's eager size
-//   + β · max(bytes sent, bytes received)   (links are full duplex; with receiver_copies a
-//                                           rendezvous message's bytes count at its receiver only)
+//   + max(β · max(bytes sent, bytes received),   (links are full duplex; with receiver_copies
+//         source_beta · rendezvous bytes sent)    a rendezvous message's bytes are copied by its
+//                                                 receiver, and the copies of all of a sender's
+//                                                 receivers share its memory's bandwidth)
 //   + γ · bytes reduced + copy · bytes copied locally (in-cache rates when the round's bytes fit)
 //   + 2 (ranks per core − 1) · switch_time  on a crowded node, when it receives and sends on in
 //                                           the next round: the message it waits for needed its
@@ -48,6 +52,7 @@ struct cost_terms {
   double messages = 0;    ///< α terms (gap terms counted as messages beyond the first)
   double handshakes = 0;  ///< rendezvous terms: messages beyond the eager size
   double bytes = 0;       ///< β terms
+  double sourced = 0;     ///< source_beta terms: rendezvous bytes receivers copy out of this rank
   double reduced = 0;     ///< γ terms
   double copied = 0;      ///< copy terms
   double waits = 0;       ///< rounds in which the rank receives what it sends on next round (a crowded node charges them)
@@ -69,14 +74,17 @@ constexpr int beyond_eager(int count, std::size_t elems, std::size_t elem_size, 
 
 /// A rank's terms in a round; `forwards`: it receives, and sends in the next round.
 constexpr cost_terms terms(const round_load& l, std::size_t elem_size, const machine& m, bool forwards) {
-  const int messages = std::max(l.sends, l.recvs);
+  const int messages = l.sends + l.recvs - (l.sends > 0 && l.recvs > 0 ? 1 : 0);
   const int rendezvous_sends = beyond_eager(l.sends, l.out, elem_size, m);
   const int handshakes = std::max(rendezvous_sends, beyond_eager(l.recvs, l.in, elem_size, m));
   const auto bytes = [&](std::size_t elems) { return static_cast<double>(elems * elem_size); };
-  // A receiver that copies out of the sender's memory leaves the sender idle.
-  const std::size_t out = m.receiver_copies && rendezvous_sends > 0 ? 0 : l.out;
+  // Receivers that copy out of the sender's memory leave the sender's link idle but share its
+  // memory; on a crowded node they cannot copy at once (they take turns on the cores).
+  const bool receivers_copy = m.receiver_copies && rendezvous_sends > 0;
+  const std::size_t out = receivers_copy ? 0 : l.out;
+  const bool shared_source = receivers_copy && !(m.ranks_per_core > 1);
   return {static_cast<double>(messages), static_cast<double>(handshakes), bytes(std::max(out, l.in)),
-          bytes(l.reduced), bytes(l.copied), forwards && l.recvs > 0 ? 1.0 : 0.0};
+          shared_source ? bytes(l.out) : 0.0, bytes(l.reduced), bytes(l.copied), forwards && l.recvs > 0 ? 1.0 : 0.0};
 }
 
 /// The time of one round's terms (a rank's; rates chosen by the round's bytes).
@@ -86,8 +94,8 @@ constexpr double seconds(const cost_terms& t, const machine& m) {
   const double gamma = cached(t.reduced) ? m.gamma_cached : m.gamma;
   const double copy = cached(t.copied) ? m.copy_cached : m.copy;
   const double crowding = m.ranks_per_core > 1 ? 2 * (m.ranks_per_core - 1) * m.switch_time : 0;
-  return latency + t.handshakes * m.rendezvous + t.bytes * m.beta + t.reduced * gamma + t.copied * copy +
-         t.waits * crowding;
+  return latency + t.handshakes * m.rendezvous + std::max(t.bytes * m.beta, t.sourced * m.source_beta) +
+         t.reduced * gamma + t.copied * copy + t.waits * crowding;
 }
 
 /// Which side of every threshold of seconds() a round's load is on: between two
@@ -95,9 +103,10 @@ constexpr double seconds(const cost_terms& t, const machine& m) {
 constexpr int regime(const round_load& l, std::size_t elem_size, const machine& m) {
   const cost_terms t = terms(l, elem_size, m, false);
   const auto over = [](bool b, int bit) { return b ? 1 << bit : 0; };
-  return over(l.sends >= l.recvs, 0) | over(l.out >= l.in, 1) | over(t.messages > 0, 2) |
-         over(beyond_eager(l.sends, l.out, elem_size, m) > 0, 3) | over(beyond_eager(l.recvs, l.in, elem_size, m) > 0, 4) |
-         over(t.reduced > static_cast<double>(m.cache_bytes), 5) | over(t.copied > static_cast<double>(m.cache_bytes), 6);
+  return over(l.sends >= l.recvs, 0) | over(l.out >= l.in, 1) | over(l.sends > 0, 2) | over(l.recvs > 0, 3) |
+         over(beyond_eager(l.sends, l.out, elem_size, m) > 0, 4) | over(beyond_eager(l.recvs, l.in, elem_size, m) > 0, 5) |
+         over(t.reduced > static_cast<double>(m.cache_bytes), 6) | over(t.copied > static_cast<double>(m.cache_bytes), 7) |
+         over(t.bytes * m.beta >= t.sourced * m.source_beta, 8);
 }
 
 /// The cost of some rounds: their time and the critical path's terms.
@@ -110,6 +119,7 @@ struct rounds_cost {
     critical.messages += times * o.critical.messages;
     critical.handshakes += times * o.critical.handshakes;
     critical.bytes += times * o.critical.bytes;
+    critical.sourced += times * o.critical.sourced;
     critical.reduced += times * o.critical.reduced;
     critical.copied += times * o.critical.copied;
     critical.waits += times * o.critical.waits;

@@ -184,8 +184,8 @@ inline machine_profile parse_machine_profile(std::string_view text, const std::s
   static constexpr std::string_view known[] = {"format",      "alpha",           "beta",         "gap",
                                                "overhead",    "copy",            "gamma",        "eager_bytes",
                                                "rendezvous",  "cache_bytes",     "gamma_cached", "copy_cached",
-                                               "switch_time", "receiver_copies", "inter_alpha",  "inter_beta",
-                                               "port_beta",   "measured"};
+                                               "switch_time", "receiver_copies", "source_beta",  "inter_alpha",
+                                               "inter_beta",  "port_beta",       "measured"};
   detail::json_for_each_member(doc.get(), [&](std::string_view key, json_object*) {
     if (!detail::one_of(key, known))
       machine_file_error(fn, source,
@@ -231,6 +231,7 @@ inline machine_profile parse_machine_profile(std::string_view text, const std::s
   optional("gamma_cached", p.base.gamma_cached);
   optional("copy_cached", p.base.copy_cached);
   optional("switch_time", p.base.switch_time);
+  optional("source_beta", p.base.source_beta);
   optional("inter_alpha", p.base.inter_alpha);
   optional("inter_beta", p.base.inter_beta);
   optional("port_beta", p.base.port_beta);

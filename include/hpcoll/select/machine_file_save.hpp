@@ -33,6 +33,7 @@ inline std::string machine_profile_text(const machine_profile& p) {
   json_set(doc.get(), "copy_cached", json_number(p.base.copy_cached));
   json_set(doc.get(), "switch_time", json_number(p.base.switch_time));
   json_set(doc.get(), "receiver_copies", json_value(json_object_new_boolean(p.base.receiver_copies)));
+  json_set(doc.get(), "source_beta", json_number(p.base.source_beta));
   json_set(doc.get(), "inter_alpha", json_number(p.base.inter_alpha));
   json_set(doc.get(), "inter_beta", json_number(p.base.inter_beta));
   json_set(doc.get(), "port_beta", json_number(p.base.port_beta));
