@@ -46,6 +46,13 @@
 //   switch_time  ranks 0 and 1 on one core (Linux affinity): the one-way time
 //                of 8 bytes then, minus that on their own cores — what a rank
 //                waiting for a message pays for each other rank on its core.
+//   source_beta  rank 0 sends one buffer of 4 MiB to every other rank of its
+//                node at once (MPI_Isend each, they MPI_Recv), timed from a
+//                barrier to the root's MPI_Waitall; per byte given out, all
+//                receivers together: the bandwidth their copies out of its
+//                memory share. Only with 3 or more ranks on rank 0's node and
+//                a core each (./hpcoll calibrate --np 4 or more; else the
+//                default stays and the record says why).
 //   inter_alpha, inter_beta, port_beta
 //                only when the ranks span several nodes (MPI_COMM_TYPE_SHARED):
 //                a ping-pong between rank 0 and the first rank of another
@@ -64,6 +71,7 @@
 #include <sched.h>
 #endif
 
+#include <hpcoll/communicator.hpp>
 #include <hpcoll/exec/reduce_kernel.hpp>
 #include <hpcoll/mpi_call.hpp>
 #include <hpcoll/op.hpp>
@@ -544,6 +552,55 @@ MPI_Comm sub_communicator(MPI_Comm comm, int rank, bool take) {
   return out;
 }
 
+struct one_source {
+  bool measured = false;
+  std::string why_not;  ///< when not measured
+  int receivers = 0;
+  std::size_t bytes = 0;
+  std::vector<double> samples;  ///< seconds per byte given out, all receivers together
+  double source_beta = 0;
+};
+
+/// One source, many receivers (see the file comment): every rank calls it.
+one_source measure_one_source(MPI_Comm comm, int rank, const std::vector<int>& node_of, bool quick) {
+  one_source s;
+  const int mine = node_of[static_cast<std::size_t>(rank)];
+  s.receivers = static_cast<int>(std::count(node_of.begin(), node_of.end(), node_of[0])) - 1;
+  if (s.receivers < 2) {
+    s.why_not = "needs 3 or more ranks on rank 0's node, a core each: ./hpcoll calibrate --np 4";
+    return s;
+  }
+  MPI_Comm node = sub_communicator(comm, rank, mine == node_of[0]);
+  if (node == MPI_COMM_NULL) return s;
+  if (hpcoll::detail::crowding(node) > 1) {  // receivers taking turns on the cores share nothing
+    s.why_not = "more ranks than cores on rank 0's node";
+    MPI_Comm_free(&node);
+    return s;
+  }
+  s.measured = true;
+  int root_or_receiver = 0;
+  MPI_Comm_rank(node, &root_or_receiver);
+  s.bytes = quick ? std::size_t{1} << 20 : std::size_t{4} << 20;
+  std::vector<char> data(s.bytes, 1);
+  std::vector<MPI_Request> requests(static_cast<std::size_t>(s.receivers));
+  const int count = static_cast<int>(s.bytes);
+  for (int sample = -1; sample < (quick ? 3 : 15); ++sample) {  // sample -1: warm-up
+    HPCOLL_MPI(MPI_Barrier, node);
+    const double t0 = MPI_Wtime();
+    if (root_or_receiver == 0) {
+      for (int q = 1; q <= s.receivers; ++q)
+        HPCOLL_MPI(MPI_Isend, data.data(), count, MPI_BYTE, q, tag_data, node, &requests[static_cast<std::size_t>(q - 1)]);
+      HPCOLL_MPI(MPI_Waitall, s.receivers, requests.data(), MPI_STATUSES_IGNORE);
+      if (sample >= 0) s.samples.push_back((MPI_Wtime() - t0) / (static_cast<double>(s.bytes) * s.receivers));
+    } else {
+      HPCOLL_MPI(MPI_Recv, data.data(), count, MPI_BYTE, 0, tag_data, node, MPI_STATUS_IGNORE);
+    }
+  }
+  if (root_or_receiver == 0) s.source_beta = median(s.samples);
+  MPI_Comm_free(&node);
+  return s;
+}
+
 struct between_nodes {
   bool measured = false;
   std::vector<pingpong_point> points;
@@ -659,6 +716,7 @@ int run(int argc, char** argv) {
   if (comm == MPI_COMM_NULL) {  // idle while rank 0 and its partner measure inside their node
     comm = all;
     quiet_barrier(comm);
+    (void)measure_one_source(comm, rank, node_of, quick);
     (void)measure_between_nodes(comm, rank, node_of, quick, sizes, buf);
     quiet_barrier(comm);
     MPI_Comm_free(&comm);
@@ -735,11 +793,12 @@ int run(int argc, char** argv) {
     send_token(comm, 1);
   }
 
-  // 5. Between nodes, every rank.
+  // 5. One source, many receivers, then between nodes: every rank.
   MPI_Comm_free(&comm);
   comm = all;
   rank = world_rank;
   quiet_barrier(comm);
+  const one_source source = measure_one_source(comm, rank, node_of, quick);
   const between_nodes across = measure_between_nodes(comm, rank, node_of, quick, sizes, buf);
 
   int rc = 0;
@@ -784,6 +843,7 @@ int run(int argc, char** argv) {
       const auto slash = e.key.find('/');
       p.gammas.push_back({e.key.substr(0, slash), e.key.substr(slash + 1), e.large});
     }
+    if (source.measured) p.base.source_beta = source.source_beta;
     if (across.measured) {
       p.base.inter_alpha = across.fit.intercept;
       p.base.inter_beta = across.fit.slope;
@@ -903,6 +963,17 @@ int run(int argc, char** argv) {
     sj.set("one_core_one_way", crowded.one_way.median);
     sj.set("two_cores_one_way", separate);
     m.set("switch", std::move(sj));
+    json::value source_record;
+    source_record.set("measured", source.measured);
+    if (source.measured) {
+      source_record.set("receivers", source.receivers);
+      source_record.set("bytes", source.bytes);
+      source_record.set("samples", numbers(source.samples));
+      source_record.set("source_beta", source.source_beta);
+    } else {
+      source_record.set("why_not", source.why_not);
+    }
+    m.set("one_source", std::move(source_record));
     json::value nj;
     nj.set("nodes", node_count);
     nj.set("measured", across.measured);
@@ -970,6 +1041,12 @@ int run(int argc, char** argv) {
     else
       std::printf("  switch    not measured (ranks 0 and 1 cannot share a core here): %s, the default\n",
                   us(p.base.switch_time).c_str());
+    if (source.measured)
+      std::printf("  source    %s (%s from rank 0 to %d ranks at once, all together)\n",
+                  per_byte(p.base.source_beta).c_str(), human_bytes(source.bytes).c_str(), source.receivers);
+    else
+      std::printf("  source    not measured (%s): %s, the default\n", source.why_not.c_str(),
+                  per_byte(p.base.source_beta).c_str());
     if (across.measured) {
       std::printf("\nbetween nodes (%d nodes; rank 0 and rank %s of another node):\n", node_count,
                   across.points.empty() ? "?" : "its first");

@@ -90,6 +90,7 @@ TEST_CASE("machine_file.round_trip") {
   p.base.inter_alpha = 3.5e-6;
   p.base.inter_beta = 8e-9;
   p.base.port_beta = 8.5e-9;
+  p.base.source_beta = 7.5e-11;
   p.gammas = {{"sum", "int32", 1.1e-10}, {"sum", "float64", 2.2e-10}, {"max", "uint8", 0.0}};
   p.measured = R"({"host":"node \"1\"","np":2,"pingpong":[{"bytes":0,"seconds":1.3e-06}]})";
 
@@ -409,4 +410,24 @@ TEST_CASE("machine_file.calibrated" * doctest::skip()) {
   REQUIRE(pingpong);
   CHECK(json_object_array_length(*pingpong) > 2);
   for (const char* record : {"protocol", "switch"}) CHECK(detail::json_member(measured.get(), record));
+  // One source to many: measured (3 or more ranks on rank 0's node, a core
+  // each) and then the file's source_beta, or not, and then the default.
+  const auto source = detail::json_member(measured.get(), "one_source");
+  REQUIRE(source);
+  const auto source_measured = detail::json_member(*source, "measured");
+  REQUIRE(source_measured);
+  if (json_object_get_boolean(*source_measured)) {
+    const auto value = detail::json_member(*source, "source_beta");
+    REQUIRE(value);
+    CHECK(p.base.source_beta > 0);
+    CHECK(p.base.source_beta == json_object_get_double(*value));
+    const auto receivers = detail::json_member(*source, "receivers");
+    REQUIRE(receivers);
+    CHECK(detail::json_whole_number(*receivers).value_or(0) >= 2);
+  } else {
+    CHECK(p.base.source_beta == hpcoll::machine{}.source_beta);
+    const auto why = detail::json_member(*source, "why_not");
+    REQUIRE(why);
+    CHECK(json_object_get_string_len(*why) > 0);
+  }
 }
