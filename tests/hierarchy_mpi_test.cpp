@@ -13,6 +13,7 @@
 
 #include <hpcoll/schedule/hierarchical.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -156,7 +157,8 @@ TEST_CASE("hierarchy_mpi.bcast") {
 TEST_CASE("hierarchy_mpi.allgather") {
   hpcoll::communicator c(MPI_COMM_WORLD);
   constexpr auto schedules =
-      hana::tuple_t<S::hierarchical<S::binomial, S::recursive_doubling>, S::hierarchical<S::binomial, S::ring>>;
+      hana::tuple_t<S::hierarchical<S::binomial, S::recursive_doubling>, S::hierarchical<S::binomial, S::ring>,
+                    S::multi_leader<S::binomial, S::recursive_doubling>, S::multi_leader<S::binomial, S::ring>>;
   hana::for_each(schedules, [&](auto s) {
     hpcoll::Allgather<typename decltype(s)::type> allgather;
     for (std::size_t n : counts()) {
@@ -169,6 +171,10 @@ TEST_CASE("hierarchy_mpi.allgather") {
       std::vector<std::int64_t> out(n * p);
       allgather(c, in, out);
       CHECK(out == expected);
+      std::vector<std::int64_t> in_place(n * p);
+      std::copy(in.begin(), in.end(), in_place.begin() + static_cast<std::ptrdiff_t>(n) * world_rank());
+      allgather(c, hpcoll::in_place, in_place);
+      CHECK(in_place == expected);
       std::vector<std::int64_t> started(n * p);
       allgather.start(c, in, started).wait();
       CHECK(started == expected);

@@ -86,7 +86,8 @@ constexpr auto bcast_schedules =
                   S::hierarchical<S::binomial, S::knomial<4>>>;
 constexpr auto allgather_schedules =
     hana::tuple_t<S::hierarchical<S::binomial, S::recursive_doubling>, S::hierarchical<S::linear, S::ring>,
-                  S::hierarchical<S::binomial, S::bruck>>;
+                  S::hierarchical<S::binomial, S::bruck>, S::multi_leader<S::binomial, S::recursive_doubling>,
+                  S::multi_leader<S::linear, S::ring>, S::multi_leader<S::binomial, S::bruck>>;
 constexpr auto alltoall_schedules =
     hana::tuple_t<S::hierarchical<S::binomial, S::pairwise>, S::hierarchical<S::linear, S::bruck>>;
 constexpr auto reduce_schedules =

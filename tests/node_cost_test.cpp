@@ -170,6 +170,8 @@ TEST_CASE("node_cost.sampled_walk") {
         const hpcoll::allgather_shape allgather{0, p, n, false, 8};
         c.each_candidate(allgather, nodes, true);
         c.check<S::hierarchical<S::binomial, S::ring>>(allgather, nodes, true);
+        c.check<S::multi_leader<S::binomial, S::ring>>(allgather, nodes, true);
+        c.check<S::multi_leader<S::binomial, S::recursive_doubling>>(allgather, nodes, true);
         c.each_candidate(hpcoll::reduce_scatter_block_shape{0, p, n, true, false, 8}, nodes, true);
         const hpcoll::alltoall_shape alltoall{0, p, n, false, 8};
         c.each_candidate(alltoall, nodes, true);

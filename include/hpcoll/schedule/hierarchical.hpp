@@ -42,7 +42,7 @@ struct buffer_map {
   constexpr std::size_t scratch_end(std::size_t elems) const { return scratch.base + elems; }
 };
 
-/// The communicator ranks of a group: group rank g is ranks[g] (or
+/// The communicator ranks of a group: group rank g is ranks[g·stride] (or
 /// ranks[starts[g]]: the i-th rank of every node), except group rank
 /// `replaced`, which is `replacement` (a root standing in for its node's leader).
 struct rank_map {
@@ -50,8 +50,9 @@ struct rank_map {
   int replaced = -1;
   int replacement = -1;
   const int* starts = nullptr;
+  int stride = 1;
   constexpr int operator()(int g) const {
-    return g == replaced ? replacement : ranks[starts ? starts[g] : g];
+    return g == replaced ? replacement : ranks[starts ? starts[g] : g * stride];
   }
 };
 
@@ -179,6 +180,42 @@ public:
 private:
   const node_layout* nodes_;
   std::size_t n_, stride_;
+  bool active_;
+};
+
+/// One round of local copies: every rank's block of n elements from its lane
+/// slot to its place in the output. The lanes (multi_leader's allgather) lie
+/// in scratch lane by lane, each node by node with `slots` blocks per node:
+/// node j's rank of local rank l in lane l mod L, slot l / L. Nothing when
+/// `active` is false (the lanes are the output).
+class lane_order_copy_plan {
+public:
+  /// The same copies on every rank (round_nodes_alike).
+  static constexpr bool nodes_alike = true;
+
+  constexpr lane_order_copy_plan(const node_layout& nodes, std::size_t n, int lanes, std::size_t slots, bool active)
+      : nodes_(&nodes), n_(n), lanes_(lanes), slots_(slots), active_(active) {}
+  constexpr int rounds() const { return 1; }
+  constexpr std::size_t scratch_elems() const { return 0; }
+  template <class Emit>
+  constexpr void round(int, Emit&& emit) const {
+    if (!active_ || n_ == 0) return;
+    const auto nodes = static_cast<std::size_t>(nodes_->nodes());
+    for (int j = 0; j < nodes_->nodes(); ++j) {
+      const std::span<const int> members = nodes_->members(j);
+      for (std::size_t l = 0; l < members.size(); ++l) {
+        const std::size_t lane = l % static_cast<std::size_t>(lanes_), slot = l / static_cast<std::size_t>(lanes_);
+        emit(step::copy(tmp(((lane * nodes + static_cast<std::size_t>(j)) * slots_ + slot) * n_, n_),
+                        out(static_cast<std::size_t>(members[l]) * n_, n_)));
+      }
+    }
+  }
+
+private:
+  const node_layout* nodes_;
+  std::size_t n_;
+  int lanes_;
+  std::size_t slots_;
   bool active_;
 };
 
@@ -480,13 +517,24 @@ struct hierarchical {
   }
 };
 
-/// Allreduce with one leader per slice: the data is cut into L slices (L,
-/// the smallest node's rank count); on every node the slices are reduced side
-/// by side, slice i to the node's i-th rank (Intra's reduce); the i-th ranks
-/// of all nodes allreduce slice i (Inter); every node's i-th rank broadcasts
-/// it on its node (Intra's bcast). Every link between nodes carries 1/L of
-/// the data where the single-leader form sends all of it through one rank.
-/// Any node layout; non-commutative ops as for hierarchical<Intra, Inter>.
+/// Node-aware collectives with one leader per slice, L leaders a node (L,
+/// the smallest node's rank count): the i-th ranks of all nodes form lane i,
+/// and the lanes cross between nodes side by side, where the single-leader
+/// form sends all of a node's data through one rank.
+///   allreduce: the data cut into L slices; on every node the slices are
+///              reduced side by side, slice i to the node's i-th rank (Intra's
+///              reduce); lane i allreduces slice i (Inter); every node's i-th
+///              rank broadcasts it on its node (Intra's bcast). Non-commutative
+///              ops as for hierarchical<Intra, Inter>.
+///   allgather: a node's ranks are dealt to the lanes (local rank l to lane
+///              l mod L); on every node each lane's blocks are gathered to the
+///              node's i-th rank (Intra's gather; one block, no message, when
+///              the node has L ranks); lane i allgathers them (Inter's
+///              allgather phase); the node's first L ranks allgather their
+///              lanes (Inter's allgather phase again); on a node larger than L
+///              the i-th rank broadcasts everything to the rest of its lane
+///              (Intra's bcast); each rank copies the blocks to their places.
+/// Any node layout.
 template <class Intra, class Inter>
 struct multi_leader {
   static std::string name() { return composite_name<Intra, Inter>("multi_leader"); }
@@ -524,6 +572,75 @@ struct multi_leader {
     const node_slices_plan<Intra, bcast_shape> spread(
         bcast_on, slices, hierarchy::most_slice_rounds<Intra>(nodes, bcast_on, slices), on_node, false);
     return sequence(reduce, among, spread);
+  }
+
+  /// The lanes lie lane by lane, each node by node, `slots` blocks (the most a
+  /// lane holds on any node) per node: in scratch, the phases' own scratch
+  /// above; or in the output itself when ranks are numbered round-robin on
+  /// nodes of one size, where that is rank order.
+  static auto plan(const allgather_shape& s)
+    requires serves<Intra, gather_shape> && serves<Inter, allgather_phase> && serves<Intra, bcast_shape>
+  {
+    const node_layout& nodes = hierarchy::layout_of(s.nodes, s.size);
+    const int node = nodes.node_of(s.rank), local = nodes.local_rank(s.rank), k = nodes.node_size(node);
+    const int lanes = nodes.min_node_size(), lane = local % lanes;
+    const bool holds = local < lanes;
+    const std::size_t n = s.count;
+    const auto slots = static_cast<std::size_t>((nodes.max_node_size() + lanes - 1) / lanes);
+    const std::size_t per_lane = static_cast<std::size_t>(nodes.nodes()) * slots * n;
+    const std::size_t all = static_cast<std::size_t>(lanes) * per_lane;
+    const bool direct = nodes.numbering() == node_numbering::round_robin && nodes.node_sizes().size() == 1;
+    const buffer data = direct ? buffer::output : buffer::scratch;
+    const buffer_map::target above{buffer::scratch, direct ? 0 : all};
+
+    // Lane i's ranks on a node of k ranks: local ranks i, i + L, ..., (k - i + L - 1) / L of them.
+    const int lane_size = (k - lane + lanes - 1) / lanes;
+    const rank_map in_lane{.ranks = nodes.members(node).data() + lane, .stride = lanes};
+    const auto most_rounds_in_lanes = [&](auto&& rounds_of) {
+      int most = 0;
+      for (int size : nodes.node_sizes())
+        for (int members : {size / lanes, (size + lanes - 1) / lanes}) most = std::max(most, rounds_of(members));
+      return most;
+    };
+    const auto gather_on = [&](int rank, int size) {
+      return gather_shape{rank, size, 0, n, direct && s.in_place, s.elem_size};
+    };
+    const buffer_map::target own = s.in_place ? buffer_map::target{buffer::output, static_cast<std::size_t>(s.rank) * n}
+                                              : buffer_map::target{buffer::input};
+    const group_plan gather(
+        plan_for<Intra>(gather_on(local / lanes, lane_size)), true,
+        most_rounds_in_lanes([&](int size) { return plan_for<Intra>(gather_on(0, size)).rounds(); }), in_lane,
+        buffer_map{.input = own,
+                   .output = {data, static_cast<std::size_t>(lane) * per_lane + static_cast<std::size_t>(node) * slots * n},
+                   .scratch = above});
+
+    // Lane i among the i-th ranks of all nodes, then the lanes among a node's L first ranks.
+    const auto across = [&](int rank, int i) {
+      return allgather_phase{.rank = rank, .size = nodes.nodes(), .root = 0, .layout = {per_lane, nodes.nodes()},
+                             .data = data, .base = static_cast<std::size_t>(i) * per_lane,
+                             .scratch_base = above.base};
+    };
+    const group_plan among(plan_for<Inter>(across(holds ? node : 0, holds ? local : 0)), holds,
+                           plan_for<Inter>(across(0, 0)).rounds(),
+                           rank_map{nodes.all_members().data() + (holds ? local : 0), -1, -1, nodes.node_starts().data()},
+                           buffer_map{});
+    const auto lanes_on_node = [&](int rank) {
+      return allgather_phase{.rank = rank, .size = lanes, .root = 0, .layout = {all, lanes},
+                             .data = data, .base = 0, .scratch_base = above.base};
+    };
+    const group_plan spread(plan_for<Inter>(lanes_on_node(holds ? local : 0)), holds,
+                            plan_for<Inter>(lanes_on_node(0)).rounds(), rank_map{nodes.members(node).data()},
+                            buffer_map{});
+
+    // A node larger than L: each lane's first rank passes everything on to its lane's other ranks.
+    const auto bcast_on = [&](int rank, int size) { return bcast_shape{rank, size, 0, all, s.elem_size}; };
+    const group_plan pass_on(
+        plan_for<Intra>(bcast_on(local / lanes, lane_size)), true,
+        most_rounds_in_lanes([&](int size) { return plan_for<Intra>(bcast_on(0, size)).rounds(); }), in_lane,
+        buffer_map{.output = {data, 0}, .scratch = above});
+
+    return sequence(reserve_scratch_plan(above.base), gather, among, spread, pass_on,
+                    lane_order_copy_plan(nodes, n, lanes, slots, !direct));
   }
 };
 

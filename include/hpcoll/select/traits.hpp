@@ -108,7 +108,9 @@ struct collective_traits<allgather_shape> {
   static constexpr auto candidates =
       hana::tuple_t<schedule::recursive_doubling, schedule::bruck, schedule::ring, schedule::linear>;
   static constexpr auto node_aware = hana::tuple_t<schedule::hierarchical<schedule::binomial, schedule::recursive_doubling>,
-                                                   schedule::hierarchical<schedule::binomial, schedule::ring>>;
+                                                   schedule::hierarchical<schedule::binomial, schedule::ring>,
+                                                   schedule::multi_leader<schedule::binomial, schedule::recursive_doubling>,
+                                                   schedule::multi_leader<schedule::binomial, schedule::ring>>;
 };
 /// Priced with its blocks packed in rank order, the layout every rank shares
 /// (displacements are each rank's own, and decisions must be alike).
