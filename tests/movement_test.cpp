@@ -702,3 +702,49 @@ TEST_CASE("movement.split_messages") {
   check_alltoall<particle>(c, megabyte_of_doubles / 2 / static_cast<std::size_t>(p), split_alltoalls);
   check_allgatherv<double>(c, megabyte_of_doubles / static_cast<std::size_t>(p));
 }
+
+// Alltoallv as a sparse exchange, as a graph code makes it: per call one rank
+// sends to a few others and every other block is empty (some calls move
+// nothing at all). The patterns change from call to call, more of them than
+// the recorded plans kept, and come back; every call must deliver exactly
+// what its counts say.
+TEST_CASE("movement.sparse_alltoallv") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  const int p = c.size();
+  const auto me = static_cast<std::size_t>(c.rank());
+  const auto P = static_cast<std::size_t>(p);
+  // Call k: rank k mod p (none when k mod (p + 2) is p + 1) sends 1 + k mod 3
+  // elements to rank (k + 1) mod p and one to rank (k + 2) mod p.
+  const auto count = [&](int k, std::size_t from, std::size_t to) -> std::size_t {
+    if (k % (p + 2) == p + 1 || from != static_cast<std::size_t>(k % p)) return 0;
+    std::size_t n = 0;
+    if (to == static_cast<std::size_t>((k + 1) % p)) n += 1 + static_cast<std::size_t>(k % 3);
+    if (to == static_cast<std::size_t>((k + 2) % p)) n += 1;
+    return n;
+  };
+  const auto element = [](int k, std::size_t from, std::size_t to, std::size_t e) {
+    return 100000 * k + 1000 * static_cast<int>(from) + 10 * static_cast<int>(to) + static_cast<int>(e);
+  };
+  std::vector<std::size_t> send_counts(P), send_displs(P), recv_counts(P), recv_displs(P);
+  for (int k = 0; k < 6 * (p + 2); ++k) {
+    std::size_t out = 0, in = 0;
+    for (std::size_t j = 0; j < P; ++j) {
+      send_counts[j] = count(k, me, j);
+      send_displs[j] = out;
+      out += send_counts[j];
+      recv_counts[j] = count(k, j, me);
+      recv_displs[j] = in;
+      in += recv_counts[j];
+    }
+    std::vector<int> send(out), expected(in);
+    for (std::size_t j = 0; j < P; ++j) {
+      for (std::size_t e = 0; e < send_counts[j]; ++e) send[send_displs[j] + e] = element(k, me, j, e);
+      for (std::size_t e = 0; e < recv_counts[j]; ++e) expected[recv_displs[j] + e] = element(k, j, me, e);
+    }
+    std::vector<int> automatic(in, -1), linear(in, -1);
+    hpcoll::alltoallv(c, send, send_counts, send_displs, automatic, recv_counts, recv_displs);
+    hpcoll::Alltoallv<sched::linear>{}(c, send, send_counts, send_displs, linear, recv_counts, recv_displs);
+    CHECK_MESSAGE(automatic == expected, "alltoallv, call ", k);
+    CHECK_MESSAGE(linear == expected, "Alltoallv<linear>, call ", k);
+  }
+}

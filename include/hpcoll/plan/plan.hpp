@@ -78,6 +78,9 @@ struct step {
   }
   /// The region a message is received into.
   constexpr const region& landing() const { return kind == step_kind::recv ? dst : a; }
+  /// A step whose regions are all empty: it sends no message, receives none
+  /// and copies or combines nothing.
+  constexpr bool empty() const { return a.empty() && b.empty() && dst.empty(); }
 };
 
 /// Where a plan emits the steps of a round at run time: the executors' list
@@ -86,11 +89,18 @@ struct step {
 /// the append inlines into them. (The cost model passes a lambda of its own.)
 class step_sink {
 public:
-  explicit step_sink(std::vector<step>& steps) noexcept : steps_(&steps) {}
-  void operator()(const step& s) const { steps_->push_back(s); }
+  /// `skip_empty`: empty steps (step::empty) are left out, as the executors
+  /// ask: such a step does nothing, and an alltoallv of p mostly empty blocks
+  /// would otherwise have them visited on every call.
+  explicit step_sink(std::vector<step>& steps, bool skip_empty = false) noexcept
+      : steps_(&steps), skip_empty_(skip_empty) {}
+  void operator()(const step& s) const {
+    if (!skip_empty_ || !s.empty()) steps_->push_back(s);
+  }
 
 private:
   std::vector<step>* steps_;
+  bool skip_empty_;
 };
 
 /// What every plan provides. `round(r, emit)` calls `emit(step)` for each step
