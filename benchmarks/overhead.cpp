@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -37,16 +36,6 @@ struct collective {
   const char* name;
   std::array<method, 4> methods;  // native, by hand, named schedule, automatic
 };
-
-/// The slowest rank's mean time of `calls` calls, in ns.
-double trial(const std::function<void()>& call, int calls) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < calls; ++i) call();
-  double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / calls;
-  MPI_Allreduce(MPI_IN_PLACE, &ns, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return ns;
-}
 
 int run(int argc, char** argv) {
   int rank = 0, size = 0;
@@ -138,9 +127,11 @@ int run(int argc, char** argv) {
                 "named-hand", "auto-hand");
   for (const collective& coll : table) {
     std::array<std::vector<double>, 4> times;
-    for (const method& m : coll.methods) trial(m.call, calls / 10 + 1);  // warm up: decisions, pools, MPI's paths
+    // Warm up: decisions, pools, MPI's paths.
+    for (const method& m : coll.methods) hpcoll_bench::slowest_mean_ns(m.call, calls / 10 + 1);
     for (int t = 0; t < trials; ++t)
-      for (std::size_t m = 0; m < coll.methods.size(); ++m) times[m].push_back(trial(coll.methods[m].call, calls));
+      for (std::size_t m = 0; m < coll.methods.size(); ++m)
+        times[m].push_back(hpcoll_bench::slowest_mean_ns(coll.methods[m].call, calls));
     std::array<double, 4> med{};
     for (std::size_t m = 0; m < med.size(); ++m) med[m] = hpcoll_bench::median(times[m]);
     if (rank == 0)

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What the benchmark programs record about a run (when, and with which MPI), and what
-// they share around it: the median of their samples, their main() and rank 0's errors told
-// on every rank. Their command lines: options.hpp.
+// they share around it: the slowest rank's mean time of a call, the median of their
+// samples, their main() and rank 0's errors told on every rank. Their command lines:
+// options.hpp.
 #pragma once
 
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <cstdint>
 #include <ctime>
 #include <exception>
+#include <functional>
 #include <new>
 #include <string>
 #include <vector>
@@ -46,6 +49,16 @@ inline double median(std::vector<double> v) {
   std::nth_element(v.begin(), middle, v.end());
   if (v.size() % 2) return *middle;
   return (*std::max_element(v.begin(), middle) + *middle) / 2;
+}
+
+/// The slowest rank's mean time of `calls` calls of call(), in ns (the ranks start together).
+inline double slowest_mean_ns(const std::function<void()>& call, int calls) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < calls; ++i) call();
+  double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / calls;
+  MPI_Allreduce(MPI_IN_PLACE, &ns, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return ns;
 }
 
 /// Rank 0's exit status rc, on every rank (after stdout is flushed): all ranks exit alike.

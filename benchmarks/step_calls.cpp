@@ -16,7 +16,6 @@
 #include <hpcoll/hpcoll.hpp>
 
 #include <array>
-#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
@@ -47,16 +46,6 @@ struct collective {
   std::function<bool()> same_result;  ///< after one call of every method: all equal
   std::function<void()> rewind = [] {};  ///< before each method's call that same_result compares
 };
-
-/// The slowest rank's mean time of `calls` calls, in ns.
-double trial(const std::function<void()>& call, int calls) {
-  MPI_Barrier(MPI_COMM_WORLD);
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < calls; ++i) call();
-  double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / calls;
-  MPI_Allreduce(MPI_IN_PLACE, &ns, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return ns;
-}
 
 /// The sparse exchange of call k: rank k mod p sends 1 + k mod 3 relaxations
 /// (two words each) to rank k + 1 + (k / p) mod (p - 1) and one to the rank
@@ -245,11 +234,13 @@ int run(int argc, char** argv) {
       continue;
     }
     std::vector<std::vector<double>> times(coll.methods.size());
+    // Warm up: decisions, recorded plans, MPI's paths.
     for (const method& m : coll.methods)
-      if (!m.name.empty()) trial(m.call, calls / 10 + 1);  // warm up: decisions, recorded plans, MPI's paths
+      if (!m.name.empty()) hpcoll_bench::slowest_mean_ns(m.call, calls / 10 + 1);
     for (int t = 0; t < trials; ++t)
       for (std::size_t m = 0; m < coll.methods.size(); ++m)
-        if (!coll.methods[m].name.empty()) times[m].push_back(trial(coll.methods[m].call, calls));
+        if (!coll.methods[m].name.empty())
+          times[m].push_back(hpcoll_bench::slowest_mean_ns(coll.methods[m].call, calls));
     const double native = hpcoll_bench::median(times[0]);
     for (std::size_t m = 0; m < coll.methods.size(); ++m) {
       if (coll.methods[m].name.empty() || rank != 0) continue;
