@@ -47,9 +47,9 @@ struct collective {
   std::function<void()> rewind = [] {};  ///< before each method's call that same_result compares
 };
 
-/// The sparse exchange of call k: rank k mod p sends 1 + k mod 3 relaxations
-/// (two words each) to rank k + 1 + (k / p) mod (p - 1) and one to the rank
-/// after that (mod p); every other block is empty.
+/// The sparse exchange of call k: the sender, rank k mod p, sends 1 + k mod 3
+/// relaxations (two words each) to rank sender + 1 + (k / p) mod (p - 1) and
+/// one to the rank after that (mod p); every other block is empty.
 struct sparse_exchange {
   int p, rank;
   long k = 0;
