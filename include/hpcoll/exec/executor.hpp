@@ -155,7 +155,7 @@ public:
   void begin(const Plan& plan, int r) {
     steps_->clear();
     requests_.clear();
-    plan.round(r, step_sink(*steps_, true));
+    plan.round(r, step_sink(*steps_, step_sink::empty_steps::skip));
     round_ = *steps_;
     post_round();
   }
@@ -191,7 +191,7 @@ public:
     const int rounds = plan.rounds();
     for (int r = first; r < rounds; ++r) {
       steps_->clear();
-      plan.round(r, step_sink(*steps_, true));
+      plan.round(r, step_sink(*steps_, step_sink::empty_steps::skip));
       run_round(*steps_, round_summary::of(*steps_));
     }
     raise_failure();

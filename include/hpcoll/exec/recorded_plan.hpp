@@ -52,7 +52,7 @@ public:
     const int rounds = plan.rounds();
     for (int r = 0; r < rounds; ++r) {
       const std::size_t first = steps_.size();
-      plan.round(r, step_sink(steps_, true));
+      plan.round(r, step_sink(steps_, step_sink::empty_steps::skip));
       if (steps_.size() > max_steps) return false;
       rounds_.push_back({first, steps_.size() - first, {}});
     }

@@ -89,11 +89,13 @@ struct step {
 /// the append inlines into them. (The cost model passes a lambda of its own.)
 class step_sink {
 public:
-  /// `skip_empty`: empty steps (step::empty) are left out, as the executors
-  /// ask: such a step does nothing, and an alltoallv of p mostly empty blocks
+  /// Whether empty steps (step::empty) are kept. The executors skip them:
+  /// such a step does nothing, and an alltoallv of p mostly empty blocks
   /// would otherwise have them visited on every call.
-  explicit step_sink(std::vector<step>& steps, bool skip_empty = false) noexcept
-      : steps_(&steps), skip_empty_(skip_empty) {}
+  enum class empty_steps { keep, skip };
+
+  explicit step_sink(std::vector<step>& steps, empty_steps empty = empty_steps::keep) noexcept
+      : steps_(&steps), skip_empty_(empty == empty_steps::skip) {}
   void operator()(const step& s) const {
     if (!skip_empty_ || !s.empty()) steps_->push_back(s);
   }
