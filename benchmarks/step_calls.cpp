@@ -16,7 +16,6 @@
 #include <hpcoll/hpcoll.hpp>
 
 #include <array>
-#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
