@@ -8,7 +8,10 @@
 
 #if defined(OPEN_MPI)
 
+#include <algorithm>
+#include <cstddef>
 #include <type_traits>
+#include <vector>
 
 #define HPCOLL_PMPI_EXPORT extern "C" [[gnu::visibility("default")]]
 
@@ -16,6 +19,9 @@
 // addresses a Fortran program passes.
 extern "C" char mpi_fortran_in_place_;
 extern "C" char mpi_fortran_bottom_;
+// ... and its MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE.
+extern "C" char mpi_fortran_status_ignore_;
+extern "C" char mpi_fortran_statuses_ignore_;
 
 namespace {
 
@@ -33,6 +39,43 @@ void* out_buffer(void* buffer) { return const_cast<void*>(in_buffer(buffer)); }
 void set(MPI_Fint* ierr, int code) {
   if (ierr) *ierr = code;
 }
+
+/// The request of a nonblocking call, handed back where it started (by
+/// reference: read after the call that sets it, an argument beside this one).
+int started(int code, const MPI_Request& request, MPI_Fint* fortran_request) {
+  if (code == MPI_SUCCESS) *fortran_request = PMPI_Request_c2f(request);
+  return code;
+}
+
+/// Whether a status argument is Fortran's MPI_STATUS_IGNORE (MPI_STATUSES_IGNORE).
+bool status_ignored(const MPI_Fint* status) {
+  return static_cast<const void*>(status) == &mpi_fortran_status_ignore_;
+}
+bool statuses_ignored(const MPI_Fint* statuses) {
+  return static_cast<const void*>(statuses) == &mpi_fortran_statuses_ignore_;
+}
+
+/// Fortran's status: MPI_STATUS_SIZE integers, the C struct's (Open MPI's
+/// MPI_Status_c2f copies it word by word).
+constexpr std::size_t status_size = sizeof(MPI_Status) / sizeof(MPI_Fint);
+
+/// The C requests and statuses of an array of Fortran requests.
+struct request_array {
+  request_array(MPI_Fint count, const MPI_Fint* fortran) : requests(std::max(count, 0)), statuses(requests.size()) {
+    for (std::size_t i = 0; i < requests.size(); ++i) requests[i] = PMPI_Request_f2c(fortran[i]);
+  }
+
+  /// The requests (MPI_REQUEST_NULL where completed) and statuses after completion.
+  void hand_back(MPI_Fint* fortran, MPI_Fint* fortran_statuses) const {
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      fortran[i] = PMPI_Request_c2f(requests[i]);
+      if (!statuses_ignored(fortran_statuses)) PMPI_Status_c2f(&statuses[i], fortran_statuses + i * status_size);
+    }
+  }
+
+  std::vector<MPI_Request> requests;
+  std::vector<MPI_Status> statuses;
+};
 
 MPI_Comm comm_of(const MPI_Fint* comm) { return PMPI_Comm_f2c(*comm); }
 MPI_Datatype type_of(const MPI_Fint* type) { return PMPI_Type_f2c(*type); }
@@ -115,6 +158,173 @@ HPCOLL_PMPI_EXPORT void mpi_alltoallv_(const void* sendbuf, const MPI_Fint* send
                         rdispls, type_of(recvtype), comm_of(comm)));
 }
 
+// The nonblocking forms: the request handed back is the library's (a
+// generalized request while a served run is in flight, MPI's own when the
+// call was forwarded), as a Fortran integer.
+
+HPCOLL_PMPI_EXPORT void mpi_ibcast_(void* buffer, const MPI_Fint* count, const MPI_Fint* type, const MPI_Fint* root,
+                                    const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  set(ierr, started(MPI_Ibcast(out_buffer(buffer), *count, type_of(type), *root, comm_of(comm), &r), r, request));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_ireduce_(const void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* type,
+                                     const MPI_Fint* op, const MPI_Fint* root, const MPI_Fint* comm,
+                                     MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  set(ierr, started(MPI_Ireduce(in_buffer(sendbuf), out_buffer(recvbuf), *count, type_of(type), op_of(op), *root,
+                                comm_of(comm), &r),
+                    r, request));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_iallreduce_(const void* sendbuf, void* recvbuf, const MPI_Fint* count,
+                                        const MPI_Fint* type, const MPI_Fint* op, const MPI_Fint* comm,
+                                        MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  set(ierr, started(MPI_Iallreduce(in_buffer(sendbuf), out_buffer(recvbuf), *count, type_of(type), op_of(op),
+                                   comm_of(comm), &r),
+                    r, request));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_ireduce_scatter_block_(const void* sendbuf, void* recvbuf, const MPI_Fint* recvcount,
+                                                   const MPI_Fint* type, const MPI_Fint* op, const MPI_Fint* comm,
+                                                   MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  set(ierr, started(MPI_Ireduce_scatter_block(in_buffer(sendbuf), out_buffer(recvbuf), *recvcount, type_of(type),
+                                              op_of(op), comm_of(comm), &r),
+                    r, request));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_igather_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                     void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
+                                     const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  set(ierr, started(MPI_Igather(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), *recvcount,
+                                type_of(recvtype), *root, comm_of(comm), &r),
+                    r, request));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_igatherv_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                      void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs,
+                                      const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
+                                      MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  set(ierr, started(MPI_Igatherv(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), recvcounts,
+                                 displs, type_of(recvtype), *root, comm_of(comm), &r),
+                    r, request));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_iscatter_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                      void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
+                                      const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  set(ierr, started(MPI_Iscatter(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), *recvcount,
+                                 type_of(recvtype), *root, comm_of(comm), &r),
+                    r, request));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_iallgather_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                        void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
+                                        const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  set(ierr, started(MPI_Iallgather(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf),
+                                   *recvcount, type_of(recvtype), comm_of(comm), &r),
+                    r, request));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_iallgatherv_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                         void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs,
+                                         const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* request,
+                                         MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  set(ierr, started(MPI_Iallgatherv(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf),
+                                    recvcounts, displs, type_of(recvtype), comm_of(comm), &r),
+                    r, request));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_ialltoall_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
+                                       void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
+                                       const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  set(ierr, started(MPI_Ialltoall(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf),
+                                  *recvcount, type_of(recvtype), comm_of(comm), &r),
+                    r, request));
+}
+
+HPCOLL_PMPI_EXPORT void mpi_ialltoallv_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls,
+                                        const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts,
+                                        const MPI_Fint* rdispls, const MPI_Fint* recvtype, const MPI_Fint* comm,
+                                        MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  set(ierr, started(MPI_Ialltoallv(in_buffer(sendbuf), sendcounts, sdispls, type_of(sendtype), out_buffer(recvbuf),
+                                   recvcounts, rdispls, type_of(recvtype), comm_of(comm), &r),
+                    r, request));
+}
+
+// The completion calls a Fortran program waits in: the library's, so that
+// the waiting thread advances the served runs as a C program's does. (Open
+// MPI's MPI_WAITANY, MPI_WAITSOME, MPI_TESTANY and MPI_TESTSOME go to PMPI;
+// served runs still complete there, advanced by the progress thread alone.)
+
+HPCOLL_PMPI_EXPORT void mpi_wait_(MPI_Fint* request, MPI_Fint* status, MPI_Fint* ierr) {
+  MPI_Request r = PMPI_Request_f2c(*request);
+  MPI_Status s;
+  const int code = MPI_Wait(&r, &s);
+  set(ierr, code);
+  if (code != MPI_SUCCESS) return;
+  *request = PMPI_Request_c2f(r);
+  if (!status_ignored(status)) PMPI_Status_c2f(&s, status);
+}
+
+HPCOLL_PMPI_EXPORT void mpi_test_(MPI_Fint* request, MPI_Fint* flag, MPI_Fint* status, MPI_Fint* ierr) {
+  MPI_Request r = PMPI_Request_f2c(*request);
+  MPI_Status s;
+  int done = 0;
+  const int code = MPI_Test(&r, &done, &s);
+  set(ierr, code);
+  if (code != MPI_SUCCESS) return;
+  *flag = done;  // Open MPI's .true. is 1
+  *request = PMPI_Request_c2f(r);
+  if (done && !status_ignored(status)) PMPI_Status_c2f(&s, status);
+}
+
+HPCOLL_PMPI_EXPORT void mpi_waitall_(const MPI_Fint* count, MPI_Fint* requests, MPI_Fint* statuses, MPI_Fint* ierr) {
+  request_array c(*count, requests);
+  const int code = MPI_Waitall(*count, c.requests.data(), c.statuses.data());
+  set(ierr, code);
+  if (code == MPI_SUCCESS || code == MPI_ERR_IN_STATUS) c.hand_back(requests, statuses);
+}
+
+HPCOLL_PMPI_EXPORT void mpi_testall_(const MPI_Fint* count, MPI_Fint* requests, MPI_Fint* flag, MPI_Fint* statuses,
+                                     MPI_Fint* ierr) {
+  request_array c(*count, requests);
+  int done = 0;
+  const int code = MPI_Testall(*count, c.requests.data(), &done, c.statuses.data());
+  set(ierr, code);
+  if (code != MPI_SUCCESS && code != MPI_ERR_IN_STATUS) return;
+  *flag = done;
+  if (done) c.hand_back(requests, statuses);
+}
+
+// MPI_REQUEST_FREE refuses a served run's request, as from C.
+HPCOLL_PMPI_EXPORT void mpi_request_free_(MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = PMPI_Request_f2c(*request);
+  const int code = MPI_Request_free(&r);
+  set(ierr, code);
+  if (code == MPI_SUCCESS) *request = PMPI_Request_c2f(r);
+}
+
+// Open MPI's MPI_INIT and MPI_INIT_THREAD call PMPI_Init: these take their
+// place, so that HPCOLL_PMPI_THREAD=multiple applies to Fortran programs.
+HPCOLL_PMPI_EXPORT void mpi_init_(MPI_Fint* ierr) { set(ierr, MPI_Init(nullptr, nullptr)); }
+
+HPCOLL_PMPI_EXPORT void mpi_init_thread_(const MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
+  int c_provided = MPI_THREAD_SINGLE;
+  const int code = MPI_Init_thread(nullptr, nullptr, *required, &c_provided);
+  set(ierr, code);
+  if (code == MPI_SUCCESS) *provided = c_provided;
+}
+
 // The summary of HPCOLL_VERBOSE=1 is printed by the library's MPI_Finalize.
 HPCOLL_PMPI_EXPORT void mpi_finalize_(MPI_Fint* ierr) { set(ierr, MPI_Finalize()); }
 
@@ -132,6 +342,24 @@ HPCOLL_PMPI_F08(mpi_allgather)
 HPCOLL_PMPI_F08(mpi_allgatherv)
 HPCOLL_PMPI_F08(mpi_alltoall)
 HPCOLL_PMPI_F08(mpi_alltoallv)
+HPCOLL_PMPI_F08(mpi_ibcast)
+HPCOLL_PMPI_F08(mpi_ireduce)
+HPCOLL_PMPI_F08(mpi_iallreduce)
+HPCOLL_PMPI_F08(mpi_ireduce_scatter_block)
+HPCOLL_PMPI_F08(mpi_igather)
+HPCOLL_PMPI_F08(mpi_igatherv)
+HPCOLL_PMPI_F08(mpi_iscatter)
+HPCOLL_PMPI_F08(mpi_iallgather)
+HPCOLL_PMPI_F08(mpi_iallgatherv)
+HPCOLL_PMPI_F08(mpi_ialltoall)
+HPCOLL_PMPI_F08(mpi_ialltoallv)
+HPCOLL_PMPI_F08(mpi_wait)
+HPCOLL_PMPI_F08(mpi_test)
+HPCOLL_PMPI_F08(mpi_waitall)
+HPCOLL_PMPI_F08(mpi_testall)
+HPCOLL_PMPI_F08(mpi_request_free)
+HPCOLL_PMPI_F08(mpi_init)
+HPCOLL_PMPI_F08(mpi_init_thread)
 HPCOLL_PMPI_F08(mpi_finalize)
 
 #endif

@@ -8,8 +8,13 @@ program conformance_fortran
   implicit none
   integer :: ierr, rank, p, root, i, failures, all_failures
   integer :: total, value
+  ! The buffers of the nonblocking forms (their values change in MPI_WAIT and kin).
+  integer, asynchronous :: received, maximum, sent
+  integer :: requests(3), status(MPI_STATUS_SIZE), statuses(MPI_STATUS_SIZE, 3)
+  logical :: done
   integer :: pair(2), best(2)
   integer, allocatable :: gathered(:), blocks(:), counts(:), displs(:)
+  integer, allocatable, asynchronous :: outgoing(:), incoming(:)
   double precision :: largest
   double complex :: z, z_sum
 
@@ -74,6 +79,80 @@ program conformance_fortran
   gathered = -1
   call MPI_Allgatherv(value, 1, MPI_INTEGER, gathered, counts, displs, MPI_INTEGER, MPI_COMM_WORLD, ierr)
   call check(all(gathered == [(i * 3, i = 0, p - 1)]))
+
+  ! The nonblocking forms, completed by MPI_WAIT, MPI_WAITALL, MPI_TEST and
+  ! MPI_TESTALL, with and without statuses.
+  allocate(outgoing(p), incoming(p))
+  sent = rank
+  call MPI_Iallreduce(sent, received, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, requests(1), ierr)
+  call MPI_Wait(requests(1), status, ierr)
+  call check(received == p * (p - 1) / 2 .and. requests(1) == MPI_REQUEST_NULL)
+  do root = 0, p - 1
+    received = -1
+    if (rank == root) received = 200 + root
+    call MPI_Ibcast(received, 1, MPI_INTEGER, root, MPI_COMM_WORLD, requests(1), ierr)
+    sent = rank
+    call MPI_Ireduce(sent, maximum, 1, MPI_INTEGER, MPI_MAX, root, MPI_COMM_WORLD, requests(2), ierr)
+    outgoing = rank * 5
+    incoming = -1
+    call MPI_Igather(outgoing, 1, MPI_INTEGER, incoming, 1, MPI_INTEGER, root, MPI_COMM_WORLD, requests(3), ierr)
+    call MPI_Waitall(3, requests, MPI_STATUSES_IGNORE, ierr)
+    call check(received == 200 + root .and. all(requests == MPI_REQUEST_NULL))
+    if (rank == root) call check(maximum == p - 1 .and. all(incoming == [(i * 5, i = 0, p - 1)]))
+    counts = 1
+    displs = [(p - 1 - i, i = 0, p - 1)]
+    sent = rank
+    incoming = -1
+    call MPI_Igatherv(sent, 1, MPI_INTEGER, incoming, counts, displs, MPI_INTEGER, root, MPI_COMM_WORLD, &
+                      requests(1), ierr)
+    outgoing = [(root * 10 + i, i = 0, p - 1)]
+    call MPI_Iscatter(outgoing, 1, MPI_INTEGER, received, 1, MPI_INTEGER, root, MPI_COMM_WORLD, requests(2), ierr)
+    call MPI_Waitall(2, requests, statuses, ierr)
+    if (rank == root) call check(all(incoming == [(p - 1 - i, i = 0, p - 1)]))
+    call check(received == root * 10 + rank)
+  end do
+  outgoing = 2
+  call MPI_Ireduce_scatter_block(outgoing, received, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, requests(1), ierr)
+  sent = rank + 1
+  incoming = -1
+  call MPI_Iallgather(sent, 1, MPI_INTEGER, incoming, 1, MPI_INTEGER, MPI_COMM_WORLD, requests(2), ierr)
+  done = .false.
+  do while (.not. done)
+    call MPI_Testall(2, requests, done, MPI_STATUSES_IGNORE, ierr)
+  end do
+  call check(received == 2 * p .and. all(incoming == [(i + 1, i = 0, p - 1)]))
+  outgoing = [(rank * 100 + i, i = 0, p - 1)]
+  call MPI_Ialltoall(outgoing, 1, MPI_INTEGER, incoming, 1, MPI_INTEGER, MPI_COMM_WORLD, requests(1), ierr)
+  done = .false.
+  do while (.not. done)
+    call MPI_Test(requests(1), done, MPI_STATUS_IGNORE, ierr)
+  end do
+  call check(all(incoming == [(i * 100 + rank, i = 0, p - 1)]))
+  counts = 1
+  displs = [(i, i = 0, p - 1)]
+  incoming = -1
+  call MPI_Ialltoallv(outgoing, counts, displs, MPI_INTEGER, incoming, counts, displs, MPI_INTEGER, MPI_COMM_WORLD, &
+                      requests(1), ierr)
+  call MPI_Wait(requests(1), MPI_STATUS_IGNORE, ierr)
+  call check(all(incoming == [(i * 100 + rank, i = 0, p - 1)]))
+  sent = rank * 9
+  incoming = -1
+  call MPI_Iallgatherv(sent, 1, MPI_INTEGER, incoming, counts, displs, MPI_INTEGER, MPI_COMM_WORLD, requests(1), ierr)
+  call MPI_Wait(requests(1), MPI_STATUS_IGNORE, ierr)
+  call check(all(incoming == [(i * 9, i = 0, p - 1)]))
+  ! The standard forbids freeing a nonblocking collective's request: under
+  ! MPI_ERRORS_RETURN an error, the request left to MPI_WAIT (Open MPI frees
+  ! one that has completed, as at one rank: let be).
+  sent = rank
+  call MPI_Iallreduce(sent, received, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, requests(1), ierr)
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
+  call MPI_Request_free(requests(1), ierr)
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, i)
+  if (ierr /= MPI_SUCCESS) then
+    call check(requests(1) /= MPI_REQUEST_NULL)
+    call MPI_Wait(requests(1), MPI_STATUS_IGNORE, ierr)
+    call check(received == p * (p - 1) / 2)
+  end if
 
   call MPI_Allreduce(failures, all_failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a, i0, a, i0, a)', 'conformance (Fortran): ', p, ' ranks, ', all_failures, ' failed checks'

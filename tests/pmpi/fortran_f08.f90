@@ -8,13 +8,19 @@ program conformance_fortran_f08
   integer :: rank, p, root, i, failures, all_failures, total, value
   integer, allocatable :: blocks(:), received(:), counts(:), displs(:)
   type(MPI_Comm) :: dup
+  ! The buffers of the nonblocking forms (their values change in MPI_Wait and kin).
+  integer, asynchronous :: sent, reduced
+  integer, allocatable, asynchronous :: outgoing(:), incoming(:)
+  type(MPI_Request) :: requests(2)
+  type(MPI_Status) :: status, statuses(2)
+  logical :: done
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, p)
   call MPI_Comm_dup(MPI_COMM_WORLD, dup)
   failures = 0
-  allocate(blocks(p), received(p), counts(p), displs(p))
+  allocate(blocks(p), received(p), counts(p), displs(p), outgoing(p), incoming(p))
 
   call MPI_Allreduce(rank, total, 1, MPI_INTEGER, MPI_SUM, dup)
   if (total /= p * (p - 1) / 2) failures = failures + 1
@@ -36,6 +42,25 @@ program conformance_fortran_f08
   received = -1
   call MPI_Allgatherv(value, 1, MPI_INTEGER, received, counts, displs, MPI_INTEGER, dup)
   if (any(received /= [(i * 3, i = 0, p - 1)])) failures = failures + 1
+
+  ! Nonblocking forms, completed by MPI_Wait, MPI_Waitall and MPI_Test.
+  sent = rank + 1
+  call MPI_Iallreduce(sent, reduced, 1, MPI_INTEGER, MPI_SUM, dup, requests(1))
+  call MPI_Wait(requests(1), MPI_STATUS_IGNORE)
+  if (reduced /= p * (p + 1) / 2) failures = failures + 1
+  outgoing = [(rank * 100 + i, i = 0, p - 1)]
+  incoming = -1
+  call MPI_Ialltoallv(outgoing, counts, displs, MPI_INTEGER, incoming, counts, displs, MPI_INTEGER, dup, requests(1))
+  call MPI_Ibcast(sent, 1, MPI_INTEGER, p - 1, dup, requests(2))
+  call MPI_Waitall(2, requests, statuses)
+  if (any(incoming /= [(i * 100 + rank, i = 0, p - 1)]) .or. sent /= p) failures = failures + 1
+  incoming = -1
+  call MPI_Iallgather(sent, 1, MPI_INTEGER, incoming, 1, MPI_INTEGER, dup, requests(1))
+  done = .false.
+  do while (.not. done)
+    call MPI_Test(requests(1), done, status)
+  end do
+  if (any(incoming /= p)) failures = failures + 1
 
   call MPI_Comm_free(dup)
   call MPI_Allreduce(failures, all_failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
