@@ -43,6 +43,22 @@
 
 namespace hpcoll::detail {
 
+/// Where a collective's entry points keep the counts and displacements they
+/// convert (from another integer type) or build (packed displacements): the
+/// calling thread's vectors, reused by its next call of the collective, so
+/// that a repeated call allocates nothing. A call's shape points into them
+/// until the call returns; a request keeps a copy of its own (owned_shape).
+template <class Shape, std::size_t Kept>
+std::array<std::vector<std::size_t>, Kept>& kept_storage() {
+  if constexpr (Kept == 0) {
+    static std::array<std::vector<std::size_t>, 0> none;
+    return none;
+  } else {
+    thread_local std::array<std::vector<std::size_t>, Kept> storage;
+    return storage;
+  }
+}
+
 /// One call of a collective as its entry point deduced and checked it: the
 /// shape, the buffers, the op, the first problem with the arguments and what
 /// the ranks must agree on. `kept` holds counts and displacements the entry
@@ -61,7 +77,7 @@ struct prepared_call {
   Op op{};
   argument_check args{};
   call_signature sig{};
-  std::array<std::vector<std::size_t>, Kept> kept{};
+  std::array<std::vector<std::size_t>, Kept>& kept = kept_storage<Shape, Kept>();
 
   /// What every entry point sets once its arguments are known (op, args and kept apart).
   void set(const Shape& call_shape, const T* in, T* out, const call_signature& signature) {
