@@ -40,11 +40,14 @@ void set(MPI_Fint* ierr, int code) {
   if (ierr) *ierr = code;
 }
 
-/// The request of a nonblocking call, handed back where it started (by
-/// reference: read after the call that sets it, an argument beside this one).
-int started(int code, const MPI_Request& request, MPI_Fint* fortran_request) {
-  if (code == MPI_SUCCESS) *fortran_request = PMPI_Request_c2f(request);
-  return code;
+/// A nonblocking call: `start_c(&request)` makes it through the C function;
+/// its request goes back to Fortran as an integer.
+template <class Start>
+void start(MPI_Fint* request, MPI_Fint* ierr, Start&& start_c) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  const int code = start_c(&r);
+  if (code == MPI_SUCCESS) *request = PMPI_Request_c2f(r);
+  set(ierr, code);
 }
 
 /// Whether a status argument is Fortran's MPI_STATUS_IGNORE (MPI_STATUSES_IGNORE).
@@ -164,101 +167,101 @@ HPCOLL_PMPI_EXPORT void mpi_alltoallv_(const void* sendbuf, const MPI_Fint* send
 
 HPCOLL_PMPI_EXPORT void mpi_ibcast_(void* buffer, const MPI_Fint* count, const MPI_Fint* type, const MPI_Fint* root,
                                     const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  set(ierr, started(MPI_Ibcast(out_buffer(buffer), *count, type_of(type), *root, comm_of(comm), &r), r, request));
+  start(request, ierr, [&](MPI_Request* r) {
+    return MPI_Ibcast(out_buffer(buffer), *count, type_of(type), *root, comm_of(comm), r);
+  });
 }
 
 HPCOLL_PMPI_EXPORT void mpi_ireduce_(const void* sendbuf, void* recvbuf, const MPI_Fint* count, const MPI_Fint* type,
                                      const MPI_Fint* op, const MPI_Fint* root, const MPI_Fint* comm,
                                      MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  set(ierr, started(MPI_Ireduce(in_buffer(sendbuf), out_buffer(recvbuf), *count, type_of(type), op_of(op), *root,
-                                comm_of(comm), &r),
-                    r, request));
+  start(request, ierr, [&](MPI_Request* r) {
+    return MPI_Ireduce(in_buffer(sendbuf), out_buffer(recvbuf), *count, type_of(type), op_of(op), *root, comm_of(comm),
+                       r);
+  });
 }
 
 HPCOLL_PMPI_EXPORT void mpi_iallreduce_(const void* sendbuf, void* recvbuf, const MPI_Fint* count,
                                         const MPI_Fint* type, const MPI_Fint* op, const MPI_Fint* comm,
                                         MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  set(ierr, started(MPI_Iallreduce(in_buffer(sendbuf), out_buffer(recvbuf), *count, type_of(type), op_of(op),
-                                   comm_of(comm), &r),
-                    r, request));
+  start(request, ierr, [&](MPI_Request* r) {
+    return MPI_Iallreduce(in_buffer(sendbuf), out_buffer(recvbuf), *count, type_of(type), op_of(op), comm_of(comm), r);
+  });
 }
 
 HPCOLL_PMPI_EXPORT void mpi_ireduce_scatter_block_(const void* sendbuf, void* recvbuf, const MPI_Fint* recvcount,
                                                    const MPI_Fint* type, const MPI_Fint* op, const MPI_Fint* comm,
                                                    MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  set(ierr, started(MPI_Ireduce_scatter_block(in_buffer(sendbuf), out_buffer(recvbuf), *recvcount, type_of(type),
-                                              op_of(op), comm_of(comm), &r),
-                    r, request));
+  start(request, ierr, [&](MPI_Request* r) {
+    return MPI_Ireduce_scatter_block(in_buffer(sendbuf), out_buffer(recvbuf), *recvcount, type_of(type), op_of(op),
+                                     comm_of(comm), r);
+  });
 }
 
 HPCOLL_PMPI_EXPORT void mpi_igather_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
                                      void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
                                      const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  set(ierr, started(MPI_Igather(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), *recvcount,
-                                type_of(recvtype), *root, comm_of(comm), &r),
-                    r, request));
+  start(request, ierr, [&](MPI_Request* r) {
+    return MPI_Igather(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), *recvcount,
+                       type_of(recvtype), *root, comm_of(comm), r);
+  });
 }
 
 HPCOLL_PMPI_EXPORT void mpi_igatherv_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
                                       void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs,
                                       const MPI_Fint* recvtype, const MPI_Fint* root, const MPI_Fint* comm,
                                       MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  set(ierr, started(MPI_Igatherv(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), recvcounts,
-                                 displs, type_of(recvtype), *root, comm_of(comm), &r),
-                    r, request));
+  start(request, ierr, [&](MPI_Request* r) {
+    return MPI_Igatherv(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), recvcounts, displs,
+                        type_of(recvtype), *root, comm_of(comm), r);
+  });
 }
 
 HPCOLL_PMPI_EXPORT void mpi_iscatter_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
                                       void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
                                       const MPI_Fint* root, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  set(ierr, started(MPI_Iscatter(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), *recvcount,
-                                 type_of(recvtype), *root, comm_of(comm), &r),
-                    r, request));
+  start(request, ierr, [&](MPI_Request* r) {
+    return MPI_Iscatter(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), *recvcount,
+                        type_of(recvtype), *root, comm_of(comm), r);
+  });
 }
 
 HPCOLL_PMPI_EXPORT void mpi_iallgather_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
                                         void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
                                         const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  set(ierr, started(MPI_Iallgather(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf),
-                                   *recvcount, type_of(recvtype), comm_of(comm), &r),
-                    r, request));
+  start(request, ierr, [&](MPI_Request* r) {
+    return MPI_Iallgather(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), *recvcount,
+                          type_of(recvtype), comm_of(comm), r);
+  });
 }
 
 HPCOLL_PMPI_EXPORT void mpi_iallgatherv_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
                                          void* recvbuf, const MPI_Fint* recvcounts, const MPI_Fint* displs,
                                          const MPI_Fint* recvtype, const MPI_Fint* comm, MPI_Fint* request,
                                          MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  set(ierr, started(MPI_Iallgatherv(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf),
-                                    recvcounts, displs, type_of(recvtype), comm_of(comm), &r),
-                    r, request));
+  start(request, ierr, [&](MPI_Request* r) {
+    return MPI_Iallgatherv(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), recvcounts, displs,
+                           type_of(recvtype), comm_of(comm), r);
+  });
 }
 
 HPCOLL_PMPI_EXPORT void mpi_ialltoall_(const void* sendbuf, const MPI_Fint* sendcount, const MPI_Fint* sendtype,
                                        void* recvbuf, const MPI_Fint* recvcount, const MPI_Fint* recvtype,
                                        const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  set(ierr, started(MPI_Ialltoall(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf),
-                                  *recvcount, type_of(recvtype), comm_of(comm), &r),
-                    r, request));
+  start(request, ierr, [&](MPI_Request* r) {
+    return MPI_Ialltoall(in_buffer(sendbuf), *sendcount, type_of(sendtype), out_buffer(recvbuf), *recvcount,
+                         type_of(recvtype), comm_of(comm), r);
+  });
 }
 
 HPCOLL_PMPI_EXPORT void mpi_ialltoallv_(const void* sendbuf, const MPI_Fint* sendcounts, const MPI_Fint* sdispls,
                                         const MPI_Fint* sendtype, void* recvbuf, const MPI_Fint* recvcounts,
                                         const MPI_Fint* rdispls, const MPI_Fint* recvtype, const MPI_Fint* comm,
                                         MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  set(ierr, started(MPI_Ialltoallv(in_buffer(sendbuf), sendcounts, sdispls, type_of(sendtype), out_buffer(recvbuf),
-                                   recvcounts, rdispls, type_of(recvtype), comm_of(comm), &r),
-                    r, request));
+  start(request, ierr, [&](MPI_Request* r) {
+    return MPI_Ialltoallv(in_buffer(sendbuf), sendcounts, sdispls, type_of(sendtype), out_buffer(recvbuf), recvcounts,
+                          rdispls, type_of(recvtype), comm_of(comm), r);
+  });
 }
 
 // The completion calls a Fortran program waits in: the library's, so that
