@@ -66,12 +66,14 @@
 # Variables:
 #   HPCOLL_MPIEXEC_FLAGS  (cache) flags placed after "-n N" for every MPI run.
 #   HPCOLL_MPIEXEC_ENV    environment for every test (Open MPI run-as-root).
-#   HPCOLL_MPI_FAIL_REGEX output that fails an MPI run (MPICH's leak reports at exit).
+#   HPCOLL_MPI_FAIL_REGEX output that fails an MPI run (MPICH's leak reports at exit,
+#                         sanitizer reports).
 #   HPCOLL_TEST_DEFAULT_TIMEOUT (cache, default 300 s).
-#   HPCOLL_SANITIZE       (cache, empty) "thread": build the tests with
-#                         ThreadSanitizer (the dedicated build of ./hpcoll tsan);
-#                         "address": with AddressSanitizer and UndefinedBehavior-
-#                         Sanitizer (./hpcoll test --sanitize address).
+#   HPCOLL_SANITIZE       (cache, empty) "thread": build the tests and the
+#                         programs they run with ThreadSanitizer (the dedicated
+#                         build of ./hpcoll tsan); "address": with AddressSanitizer
+#                         and UndefinedBehaviorSanitizer (./hpcoll test --sanitize
+#                         address).
 include_guard(GLOBAL)
 
 set(_HPCOLL_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
@@ -151,8 +153,18 @@ elseif(HPCOLL_SANITIZE STREQUAL "address")
   list(APPEND HPCOLL_MPIEXEC_ENV
        "LSAN_OPTIONS=fast_unwind_on_malloc=0:suppressions=${_HPCOLL_ROOT_DIR}/tests/support/lsan_mpi.supp"
        "UBSAN_OPTIONS=print_stacktrace=1")
+  # A report fails the run also where the run must fail (a program given bad
+  # input exits non-zero anyway, and LeakSanitizer reports only at exit).
+  list(APPEND HPCOLL_MPI_FAIL_REGEX "SUMMARY: (AddressSanitizer|UndefinedBehaviorSanitizer)")
 elseif(NOT HPCOLL_SANITIZE STREQUAL "")
   message(FATAL_ERROR "hpcoll: HPCOLL_SANITIZE must be empty, thread or address, not '${HPCOLL_SANITIZE}'")
+endif()
+# Every target defined from here on, the tests and the programs they run
+# (apps/, benchmarks/), is instrumented; libhpcoll_mpi (src/pmpi, defined
+# before) is preloaded into uninstrumented programs and stays as it is.
+if(HPCOLL_SANITIZE)
+  add_compile_options(${_hpcoll_sanitize_flags} -fno-omit-frame-pointer)
+  add_link_options(${_hpcoll_sanitize_flags})
 endif()
 string(REPLACE ";" " " _hpcoll_flags_pretty "${HPCOLL_MPIEXEC_FLAGS}")
 message(STATUS "hpcoll: tests run: ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} N ${_hpcoll_flags_pretty}")
@@ -163,10 +175,6 @@ function(_hpcoll_testing_support_targets)
     add_library(hpcoll_test_options INTERFACE)
     if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
       target_compile_options(hpcoll_test_options INTERFACE -Wall -Wextra -Wpedantic)
-    endif()
-    if(HPCOLL_SANITIZE)
-      target_compile_options(hpcoll_test_options INTERFACE ${_hpcoll_sanitize_flags} -fno-omit-frame-pointer)
-      target_link_options(hpcoll_test_options INTERFACE ${_hpcoll_sanitize_flags})
     endif()
     target_include_directories(hpcoll_test_options INTERFACE "${_HPCOLL_ROOT_DIR}/tests")
     target_link_libraries(hpcoll_test_options INTERFACE hpcoll::hpcoll doctest::doctest)
