@@ -94,6 +94,13 @@ constexpr auto element_types = hana::tuple_t<int, double, float, std::int64_t, s
 constexpr auto int_ops = hana::tuple_t<op::min, op::max, op::prod, op::band, op::bor, op::bxor, op::land, op::lor>;
 constexpr auto loc_ops = hana::tuple_t<op::minloc, op::maxloc>;
 
+// The built-in ops compute in the element's own type, as MPI's do: an unsigned
+// type narrower than int wraps (C++ promotes it to int, where 65535 * 65535
+// overflows: no constant expression).
+static_assert(op::prod{}(std::uint16_t{65535}, std::uint16_t{65535}) == 1);
+static_assert(op::prod{}(std::uint8_t{255}, std::uint8_t{255}) == 1);
+static_assert(op::sum{}(std::uint16_t{65535}, std::uint16_t{1}) == 0);
+
 /// The user op: a plain (so commutative) lambda, the element of larger
 /// magnitude (the larger one on a tie, so it is commutative and associative).
 constexpr auto max_abs = [](const auto& a, const auto& b) {

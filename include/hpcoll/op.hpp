@@ -28,6 +28,17 @@ constexpr T memberwise(const T& a, const T& b, Elementwise f) {
     return f(a, b);
   }
 }
+
+/// x * y in T's own arithmetic, as MPI_PROD computes it. C++ promotes an
+/// unsigned type narrower than int to int, where 65535 * 65535 overflows
+/// (undefined behaviour); the product is taken in unsigned int, which wraps.
+template <class T>
+constexpr auto product(const T& x, const T& y) {
+  if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T> && sizeof(T) < sizeof(unsigned))
+    return static_cast<unsigned>(x) * static_cast<unsigned>(y);
+  else
+    return x * y;
+}
 }  // namespace detail
 
 namespace op {
@@ -44,7 +55,7 @@ namespace op {
   };
 
 HPCOLL_DEFINE_OP(sum, x + y)
-HPCOLL_DEFINE_OP(prod, x* y)
+HPCOLL_DEFINE_OP(prod, detail::product(x, y))
 HPCOLL_DEFINE_OP(min, y < x ? y : x)
 HPCOLL_DEFINE_OP(max, x < y ? y : x)
 HPCOLL_DEFINE_OP(land, x && y)
