@@ -152,12 +152,29 @@ int delete_view(MPI_Datatype, int, void* view, void*) {
   return MPI_SUCCESS;
 }
 
+/// Frees the views' keyval when MPI_Finalize begins (MPI deletes the
+/// attributes of MPI_COMM_SELF first), so that nothing of the library's is
+/// left at exit.
+void free_keyval_at_finalize(int views_keyval) {
+  const auto free_keyval = [](MPI_Comm, int self_keyval, void* value, void*) -> int {
+    auto* held = static_cast<int*>(value);
+    int code = PMPI_Type_free_keyval(held);
+    delete held;
+    if (const int freed = PMPI_Comm_free_keyval(&self_keyval); code == MPI_SUCCESS) code = freed;
+    return code;
+  };
+  int self_keyval = MPI_KEYVAL_INVALID;
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_keyval, &self_keyval, nullptr);
+  PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, new int(views_keyval));
+}
+
 /// A derived type's view, read from its envelope once and kept as its
 /// attribute (freed with it; MPI_Type_dup does not copy it).
 datatype_view kept_view(MPI_Datatype type) {
   static const int keyval = [] {
     int made = MPI_KEYVAL_INVALID;
     PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_view, &made, nullptr);
+    free_keyval_at_finalize(made);
     return made;
   }();
   void* kept = nullptr;
