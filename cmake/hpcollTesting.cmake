@@ -159,12 +159,31 @@ elseif(HPCOLL_SANITIZE STREQUAL "address")
 elseif(NOT HPCOLL_SANITIZE STREQUAL "")
   message(FATAL_ERROR "hpcoll: HPCOLL_SANITIZE must be empty, thread or address, not '${HPCOLL_SANITIZE}'")
 endif()
-# Every target defined from here on, the tests and the programs they run
-# (apps/, benchmarks/), is instrumented; libhpcoll_mpi (src/pmpi, defined
-# before) is preloaded into uninstrumented programs and stays as it is.
+# Every C++ target defined from here on, the tests and the programs they run
+# (apps/, benchmarks/), is instrumented. The C and Fortran programs of
+# tests/pmpi are not: what they test is libhpcoll_mpi, instrumented under
+# ASan (defined before, so by its own options), and a run that preloads it
+# into them preloads the sanitizer's shared runtime first
+# (HPCOLL_SANITIZER_RUNTIME; an instrumented program has it built in).
+set(HPCOLL_SANITIZER_RUNTIME "")
 if(HPCOLL_SANITIZE)
-  add_compile_options(${_hpcoll_sanitize_flags} -fno-omit-frame-pointer)
-  add_link_options(${_hpcoll_sanitize_flags})
+  add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:${_hpcoll_sanitize_flags};-fno-omit-frame-pointer>")
+  add_link_options("$<$<LINK_LANGUAGE:CXX>:${_hpcoll_sanitize_flags}>")
+endif()
+if(HPCOLL_SANITIZE STREQUAL "address" AND TARGET hpcoll_mpi)
+  target_compile_options(hpcoll_mpi PRIVATE ${_hpcoll_sanitize_flags} -fno-omit-frame-pointer)
+  target_link_options(hpcoll_mpi PRIVATE ${_hpcoll_sanitize_flags})
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    set(_hpcoll_runtime_name libclang_rt.asan-${CMAKE_SYSTEM_PROCESSOR}.so)
+  else()
+    set(_hpcoll_runtime_name libasan.so)
+  endif()
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=${_hpcoll_runtime_name}
+                  OUTPUT_VARIABLE HPCOLL_SANITIZER_RUNTIME OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT IS_ABSOLUTE "${HPCOLL_SANITIZER_RUNTIME}" OR NOT EXISTS "${HPCOLL_SANITIZER_RUNTIME}")
+    message(FATAL_ERROR "hpcoll: HPCOLL_SANITIZE=address with libhpcoll_mpi needs ASan's shared runtime "
+                        "(${_hpcoll_runtime_name}), which ${CMAKE_CXX_COMPILER} does not find")
+  endif()
 endif()
 string(REPLACE ";" " " _hpcoll_flags_pretty "${HPCOLL_MPIEXEC_FLAGS}")
 message(STATUS "hpcoll: tests run: ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} N ${_hpcoll_flags_pretty}")

@@ -156,6 +156,7 @@ program conformance_fortran
 
   call MPI_Allreduce(failures, all_failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a, i0, a, i0, a)', 'conformance (Fortran): ', p, ' ranks, ', all_failures, ' failed checks'
+  deallocate(gathered, blocks, counts, displs, outgoing, incoming)
   call MPI_Finalize(ierr)
   if (all_failures /= 0) stop 1
 

@@ -66,6 +66,7 @@ program conformance_fortran_f08
   call MPI_Allreduce(failures, all_failures, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (rank == 0) print '(a, i0, a, i0, a)', 'conformance (Fortran 2008): ', p, ' ranks, ', all_failures, &
                        ' failed checks'
+  deallocate(blocks, received, counts, displs, outgoing, incoming)
   call MPI_Finalize()
   if (all_failures /= 0) stop 1
 end program conformance_fortran_f08
