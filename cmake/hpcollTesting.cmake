@@ -68,6 +68,7 @@
 #   HPCOLL_MPIEXEC_ENV    environment for every test (Open MPI run-as-root).
 #   HPCOLL_MPI_FAIL_REGEX output that fails an MPI run (MPICH's leak reports at exit,
 #                         sanitizer reports).
+#   HPCOLL_LSAN_OPTIONS   LeakSanitizer's options in the ASan build (in HPCOLL_MPIEXEC_ENV).
 #   HPCOLL_TEST_DEFAULT_TIMEOUT (cache, default 300 s).
 #   HPCOLL_SANITIZE       (cache, empty) "thread": build the tests and the
 #                         programs they run with ThreadSanitizer (the dedicated
@@ -150,9 +151,8 @@ elseif(HPCOLL_SANITIZE STREQUAL "address")
   # through those three functions; the slow unwinder (fast_unwind_on_malloc=0)
   # finds them under the frames of uninstrumented code without frame pointers,
   # where the fast one stops after the component's first frame.
-  list(APPEND HPCOLL_MPIEXEC_ENV
-       "LSAN_OPTIONS=fast_unwind_on_malloc=0:suppressions=${_HPCOLL_ROOT_DIR}/tests/support/lsan_mpi.supp"
-       "UBSAN_OPTIONS=print_stacktrace=1")
+  set(HPCOLL_LSAN_OPTIONS "fast_unwind_on_malloc=0:suppressions=${HPCOLL_TEST_SUPPORT_DIR}/lsan_mpi.supp")
+  list(APPEND HPCOLL_MPIEXEC_ENV "LSAN_OPTIONS=${HPCOLL_LSAN_OPTIONS}" "UBSAN_OPTIONS=print_stacktrace=1")
   # A report fails the run also where the run must fail (a program given bad
   # input exits non-zero anyway, and LeakSanitizer reports only at exit).
   list(APPEND HPCOLL_MPI_FAIL_REGEX "SUMMARY: (AddressSanitizer|UndefinedBehaviorSanitizer)")
