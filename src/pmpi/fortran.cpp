@@ -76,6 +76,25 @@ struct request_array {
     }
   }
 
+  /// After MPI_Waitsome or MPI_Testsome: the `outcount` completed requests,
+  /// their 0-based `indices` made Fortran's (1-based), and their statuses.
+  void hand_back_some(MPI_Fint* fortran, int outcount, MPI_Fint* indices, MPI_Fint* fortran_statuses) const {
+    if (outcount == MPI_UNDEFINED) return;
+    for (int i = 0; i < outcount; ++i) {
+      fortran[indices[i]] = PMPI_Request_c2f(requests[indices[i]]);
+      ++indices[i];
+      if (!statuses_ignored(fortran_statuses)) PMPI_Status_c2f(&statuses[i], fortran_statuses + i * status_size);
+    }
+  }
+
+  /// After MPI_Waitany or MPI_Testany completed the request at 0-based
+  /// `index` (MPI_UNDEFINED when none was active): Fortran's index.
+  MPI_Fint hand_back_one(MPI_Fint* fortran, int index) const {
+    if (index == MPI_UNDEFINED) return MPI_UNDEFINED;
+    fortran[index] = PMPI_Request_c2f(requests[index]);
+    return index + 1;
+  }
+
   std::vector<MPI_Request> requests;
   std::vector<MPI_Status> statuses;
 };
@@ -265,9 +284,7 @@ HPCOLL_PMPI_EXPORT void mpi_ialltoallv_(const void* sendbuf, const MPI_Fint* sen
 }
 
 // The completion calls a Fortran program waits in: the library's, so that
-// the waiting thread advances the served runs as a C program's does. (Open
-// MPI's MPI_WAITANY, MPI_WAITSOME, MPI_TESTANY and MPI_TESTSOME go to PMPI;
-// served runs still complete there, advanced by the progress thread alone.)
+// the waiting thread advances the served runs as a C program's does.
 
 HPCOLL_PMPI_EXPORT void mpi_wait_(MPI_Fint* request, MPI_Fint* status, MPI_Fint* ierr) {
   MPI_Request r = PMPI_Request_f2c(*request);
@@ -307,6 +324,60 @@ HPCOLL_PMPI_EXPORT void mpi_testall_(const MPI_Fint* count, MPI_Fint* requests, 
   if (code != MPI_SUCCESS && code != MPI_ERR_IN_STATUS) return;
   *flag = done;
   if (done) c.hand_back(requests, statuses);
+}
+
+HPCOLL_PMPI_EXPORT void mpi_waitany_(const MPI_Fint* count, MPI_Fint* requests, MPI_Fint* index, MPI_Fint* status,
+                                     MPI_Fint* ierr) {
+  request_array c(*count, requests);
+  MPI_Status s;
+  int c_index = MPI_UNDEFINED;
+  const int code = MPI_Waitany(*count, c.requests.data(), &c_index, &s);
+  set(ierr, code);
+  if (code != MPI_SUCCESS) return;
+  *index = c.hand_back_one(requests, c_index);
+  if (!status_ignored(status)) PMPI_Status_c2f(&s, status);
+}
+
+HPCOLL_PMPI_EXPORT void mpi_testany_(const MPI_Fint* count, MPI_Fint* requests, MPI_Fint* index, MPI_Fint* flag,
+                                     MPI_Fint* status, MPI_Fint* ierr) {
+  request_array c(*count, requests);
+  MPI_Status s;
+  int c_index = MPI_UNDEFINED;
+  int done = 0;
+  const int code = MPI_Testany(*count, c.requests.data(), &c_index, &done, &s);
+  set(ierr, code);
+  if (code != MPI_SUCCESS) return;
+  *flag = done;
+  *index = done ? c.hand_back_one(requests, c_index) : MPI_UNDEFINED;
+  if (done && !status_ignored(status)) PMPI_Status_c2f(&s, status);
+}
+
+HPCOLL_PMPI_EXPORT void mpi_waitsome_(const MPI_Fint* incount, MPI_Fint* requests, MPI_Fint* outcount,
+                                      MPI_Fint* indices, MPI_Fint* statuses, MPI_Fint* ierr) {
+  request_array c(*incount, requests);
+  const int code = MPI_Waitsome(*incount, c.requests.data(), outcount, indices, c.statuses.data());
+  set(ierr, code);
+  if (code == MPI_SUCCESS || code == MPI_ERR_IN_STATUS) c.hand_back_some(requests, *outcount, indices, statuses);
+}
+
+HPCOLL_PMPI_EXPORT void mpi_testsome_(const MPI_Fint* incount, MPI_Fint* requests, MPI_Fint* outcount,
+                                      MPI_Fint* indices, MPI_Fint* statuses, MPI_Fint* ierr) {
+  request_array c(*incount, requests);
+  const int code = MPI_Testsome(*incount, c.requests.data(), outcount, indices, c.statuses.data());
+  set(ierr, code);
+  if (code == MPI_SUCCESS || code == MPI_ERR_IN_STATUS) c.hand_back_some(requests, *outcount, indices, statuses);
+}
+
+// The request stays as it is (MPI_REQUEST_GET_STATUS neither frees nor completes it).
+HPCOLL_PMPI_EXPORT void mpi_request_get_status_(const MPI_Fint* request, MPI_Fint* flag, MPI_Fint* status,
+                                                MPI_Fint* ierr) {
+  MPI_Status s;
+  int done = 0;
+  const int code = MPI_Request_get_status(PMPI_Request_f2c(*request), &done, &s);
+  set(ierr, code);
+  if (code != MPI_SUCCESS) return;
+  *flag = done;
+  if (done && !status_ignored(status)) PMPI_Status_c2f(&s, status);
 }
 
 // MPI_REQUEST_FREE refuses a served run's request, as from C.
@@ -360,6 +431,11 @@ HPCOLL_PMPI_F08(mpi_wait)
 HPCOLL_PMPI_F08(mpi_test)
 HPCOLL_PMPI_F08(mpi_waitall)
 HPCOLL_PMPI_F08(mpi_testall)
+HPCOLL_PMPI_F08(mpi_waitany)
+HPCOLL_PMPI_F08(mpi_testany)
+HPCOLL_PMPI_F08(mpi_waitsome)
+HPCOLL_PMPI_F08(mpi_testsome)
+HPCOLL_PMPI_F08(mpi_request_get_status)
 HPCOLL_PMPI_F08(mpi_request_free)
 HPCOLL_PMPI_F08(mpi_init)
 HPCOLL_PMPI_F08(mpi_init_thread)
