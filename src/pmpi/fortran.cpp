@@ -99,6 +99,15 @@ struct request_array {
   std::vector<MPI_Status> statuses;
 };
 
+/// MPI_WAITSOME or MPI_TESTSOME through the library's C function `c_call`.
+void complete_some(int (*c_call)(int, MPI_Request[], int*, int[], MPI_Status[]), const MPI_Fint* incount,
+                   MPI_Fint* requests, MPI_Fint* outcount, MPI_Fint* indices, MPI_Fint* statuses, MPI_Fint* ierr) {
+  request_array c(*incount, requests);
+  const int code = c_call(*incount, c.requests.data(), outcount, indices, c.statuses.data());
+  set(ierr, code);
+  if (code == MPI_SUCCESS || code == MPI_ERR_IN_STATUS) c.hand_back_some(requests, *outcount, indices, statuses);
+}
+
 MPI_Comm comm_of(const MPI_Fint* comm) { return PMPI_Comm_f2c(*comm); }
 MPI_Datatype type_of(const MPI_Fint* type) { return PMPI_Type_f2c(*type); }
 MPI_Op op_of(const MPI_Fint* op) { return PMPI_Op_f2c(*op); }
@@ -354,18 +363,12 @@ HPCOLL_PMPI_EXPORT void mpi_testany_(const MPI_Fint* count, MPI_Fint* requests, 
 
 HPCOLL_PMPI_EXPORT void mpi_waitsome_(const MPI_Fint* incount, MPI_Fint* requests, MPI_Fint* outcount,
                                       MPI_Fint* indices, MPI_Fint* statuses, MPI_Fint* ierr) {
-  request_array c(*incount, requests);
-  const int code = MPI_Waitsome(*incount, c.requests.data(), outcount, indices, c.statuses.data());
-  set(ierr, code);
-  if (code == MPI_SUCCESS || code == MPI_ERR_IN_STATUS) c.hand_back_some(requests, *outcount, indices, statuses);
+  complete_some(MPI_Waitsome, incount, requests, outcount, indices, statuses, ierr);
 }
 
 HPCOLL_PMPI_EXPORT void mpi_testsome_(const MPI_Fint* incount, MPI_Fint* requests, MPI_Fint* outcount,
                                       MPI_Fint* indices, MPI_Fint* statuses, MPI_Fint* ierr) {
-  request_array c(*incount, requests);
-  const int code = MPI_Testsome(*incount, c.requests.data(), outcount, indices, c.statuses.data());
-  set(ierr, code);
-  if (code == MPI_SUCCESS || code == MPI_ERR_IN_STATUS) c.hand_back_some(requests, *outcount, indices, statuses);
+  complete_some(MPI_Testsome, incount, requests, outcount, indices, statuses, ierr);
 }
 
 // The request stays as it is (MPI_REQUEST_GET_STATUS neither frees nor completes it).
