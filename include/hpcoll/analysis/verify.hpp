@@ -169,22 +169,76 @@ inline const char* buffer_name(buffer b) {
   return "?";
 }
 
+/// A posted send or receive that waits for its counterpart.
+struct message {
+  int rank;  ///< the rank that posted it
+  std::size_t step;
+};
+
+/// Where a rank is: its round, the round's steps and which of them wait.
+struct rank_state {
+  int round = 0;
+  std::vector<step> steps;
+  std::vector<char> matched;  ///< per step of the round
+  int unmatched = 0;
+};
+
+/// The memory a region resolves to: user memory or scratch, and a start.
+struct span_ref {
+  std::vector<cell>* mem;
+  std::size_t first, count;
+  bool is_scratch;
+};
+
+/// What a run allocates, kept by the thread between runs: a sweep makes
+/// hundreds of thousands of small runs, and allocating it afresh for each
+/// (malloc, page faults) took about half of a linear or binomial bcast sweep's
+/// time. Its vectors only grow, so the inner ones keep their capacity; a run
+/// uses the first p (or p²).
+struct run_memory {
+  std::vector<std::vector<cell>> user, scratch;
+  std::vector<rank_state> ranks;
+  /// Per (receiver, sender) pair: messages posted and not yet matched, oldest first.
+  std::vector<std::vector<message>> sends, recvs;
+  std::vector<span_ref> landings, sources;
+
+  static run_memory& of_this_thread() {
+    thread_local run_memory memory;
+    return memory;
+  }
+  template <class T>
+  static void grow(std::vector<T>& v, std::size_t n) {
+    if (v.size() < n) v.resize(n);
+  }
+};
+
 /// The symbolic run of one call: p ranks, each with user memory and scratch.
+/// One at a time per thread: it runs in the thread's run_memory.
 template <class Plan>
 class symbolic_run {
 public:
   symbolic_run(std::vector<Plan> plans, std::vector<layout_spec> layouts, bool commutative, failure_log& log)
-      : plans_(std::move(plans)), layouts_(std::move(layouts)), commutative_(commutative), log_(log) {
+      : plans_(std::move(plans)), layouts_(std::move(layouts)), commutative_(commutative), log_(log),
+        memory_(run_memory::of_this_thread()), user_(memory_.user), scratch_(memory_.scratch),
+        ranks_(memory_.ranks), landings_(memory_.landings), sources_(memory_.sources) {
     const std::size_t p = plans_.size();
-    user_.resize(p);
-    scratch_.resize(p);
-    ranks_.resize(p);
-    sends_.resize(p);
-    recvs_.resize(p);
+    run_memory::grow(user_, p);
+    run_memory::grow(scratch_, p);
+    run_memory::grow(ranks_, p);
+    run_memory::grow(memory_.sends, p * p);
+    run_memory::grow(memory_.recvs, p * p);
     for (std::size_t r = 0; r < p; ++r) {
       user_[r].resize(layouts_[r].extent());
       for (std::size_t i = 0; i < user_[r].size(); ++i) user_[r][i] = cell::garbage(i);
       scratch_[r].assign(plans_[r].scratch_elems(), cell::garbage(0));
+      ranks_[r].round = 0;
+      ranks_[r].steps.clear();
+      ranks_[r].matched.clear();
+      ranks_[r].unmatched = 0;
+    }
+    for (std::size_t pair = 0; pair < p * p; ++pair) {
+      memory_.sends[pair].clear();
+      memory_.recvs[pair].clear();
     }
   }
 
@@ -222,26 +276,7 @@ public:
 
 private:
   static std::size_t idx(int r) { return static_cast<std::size_t>(r); }
-
-  struct message {
-    int rank;    ///< the rank that posted it
-    int peer;    ///< the other side
-    std::size_t step;
-    bool matched = false;
-  };
-  struct rank_state {
-    int round = 0;
-    std::vector<step> steps;
-    std::vector<char> matched;  ///< per step of the round
-    int unmatched = 0;
-  };
-
-  /// The memory a region resolves to: user memory or scratch, and a start.
-  struct span_ref {
-    std::vector<cell>* mem;
-    std::size_t first, count;
-    bool is_scratch;
-  };
+  std::size_t pair(int receiver, int sender) const { return idx(receiver) * plans_.size() + idx(sender); }
 
   std::size_t limit(int rank, buffer b) const {
     const auto& l = layouts_[idx(rank)];
@@ -445,22 +480,18 @@ private:
     if (g.empty()) return;
     st.matched[i] = 0;
     ++st.unmatched;
-    // Counterparts waiting for this message, kept at the receiving rank.
-    const int receiver = is_send ? s.peer : rank;
-    auto& waiting = is_send ? recvs_[idx(receiver)] : sends_[idx(receiver)];
-    for (auto it = waiting.begin(); it != waiting.end(); ++it) {
-      const int source = is_send ? it->peer : it->rank;  // the sender named by the waiting message
-      const int wanted = is_send ? rank : s.peer;
-      if (source != wanted) continue;
-      const message other = *it;
-      waiting.erase(it);
-      if (is_send)
-        deliver(rank, i, other.rank, other.step);
-      else
-        deliver(other.rank, other.step, rank, i);
+    const std::size_t between = is_send ? pair(s.peer, rank) : pair(rank, s.peer);
+    auto& waiting = (is_send ? memory_.recvs : memory_.sends)[between];
+    if (waiting.empty()) {
+      (is_send ? memory_.sends : memory_.recvs)[between].push_back({rank, i});
       return;
     }
-    (is_send ? sends_ : recvs_)[idx(receiver)].push_back({rank, s.peer, i});
+    const message other = waiting.front();
+    waiting.erase(waiting.begin());
+    if (is_send)
+      deliver(rank, i, other.rank, other.step);
+    else
+      deliver(other.rank, other.step, rank, i);
   }
 
   /// Moves the data of a matched message and completes rounds that are done.
@@ -495,11 +526,10 @@ private:
   std::vector<layout_spec> layouts_;
   bool commutative_;
   failure_log& log_;
-  std::vector<std::vector<cell>> user_, scratch_;
-  std::vector<rank_state> ranks_;
-  /// Per receiving rank: messages posted and not yet matched, in posting order.
-  std::vector<std::vector<message>> sends_, recvs_;
-  std::vector<span_ref> landings_, sources_;
+  run_memory& memory_;
+  std::vector<std::vector<cell>>&user_, &scratch_;
+  std::vector<rank_state>& ranks_;
+  std::vector<span_ref>&landings_, &sources_;
 };
 
 template <class S, class Shape, class ShapeOf, class LayoutOf, class Init, class Check>
