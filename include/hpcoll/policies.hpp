@@ -22,7 +22,7 @@ namespace hpcoll {
 namespace check {
 /// Checked when the environment variable HPCOLL_CHECK is 1 (the default policy).
 struct from_env {
-  static bool enabled() {
+  [[gnu::always_inline]] static bool enabled() {
     static const bool on = detail::env_switch("HPCOLL_CHECK");
     return on;
   }

@@ -121,9 +121,9 @@ template <class Coll, class S, class Check, class Progress, class Call>
 }
 
 /// Steps 1 and 4 of the skeleton: the compile-time checks, then the schedule
-/// policy's choice.
+/// policy's choice (inlined into the entry point, as the run is).
 template <class Coll, class S, class Check, class Progress, class Call>
-auto choose(const communicator& c, const Call& call) {
+[[gnu::always_inline]] inline auto choose(const communicator& c, const Call& call) {
   using Shape = typename Call::shape_type;
   using T = typename Call::value_type;
   using Op = typename Call::op_type;

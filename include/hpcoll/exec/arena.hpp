@@ -16,10 +16,11 @@ namespace hpcoll::detail {
 
 /// Lends the calling thread's pooled Resource to its first borrower; a nested
 /// borrower (a user op that calls a collective) gets a fresh one of its own.
+/// Inlined: the replay of a recorded plan with scratch borrows on every call.
 template <class Resource>
 class thread_lease {
 public:
-  thread_lease() {
+  [[gnu::always_inline]] thread_lease() {
     slot& s = thread_slot();
     if (!s.lent) {
       s.lent = true;
@@ -30,7 +31,7 @@ public:
       resource_ = own_.get();
     }
   }
-  ~thread_lease() {
+  [[gnu::always_inline]] ~thread_lease() {
     if (owner_) owner_->lent = false;
   }
   thread_lease(const thread_lease&) = delete;

@@ -32,10 +32,14 @@ inline std::size_t max_message_bytes() {
   return limit;
 }
 
+/// max_message_bytes() in elements of T: at least one, at most INT_MAX.
 template <class T>
-std::size_t max_message_elems() {
-  const std::size_t n = max_message_bytes() / sizeof(T);
-  return n == 0 ? 1 : (n > static_cast<std::size_t>(INT_MAX) ? static_cast<std::size_t>(INT_MAX) : n);
+[[gnu::always_inline]] inline std::size_t max_message_elems() {
+  static const std::size_t limit = [] {
+    const std::size_t n = max_message_bytes() / sizeof(T);
+    return n == 0 ? 1 : (n > static_cast<std::size_t>(INT_MAX) ? static_cast<std::size_t>(INT_MAX) : n);
+  }();
+  return limit;
 }
 
 /// The op of the collectives that move data without combining it: their
@@ -47,21 +51,21 @@ struct no_op {
   }
 };
 
-/// The three buffers a plan names, resolved to memory.
+/// The three buffers a plan names, resolved to memory (indexed by the
+/// buffer's number: a region's address is one load and one add).
 template <class T>
-struct buffers {
-  const T* input = nullptr;
-  T* output = nullptr;
-  T* scratch = nullptr;
+class buffers {
+public:
+  buffers() = default;
+  buffers(const T* input, T* output, T* scratch) noexcept
+      : base_{const_cast<T*>(input), output, scratch} {}  // plans never write input
 
-  T* at(const region& r) const {
-    switch (r.buf) {
-      case buffer::input: return const_cast<T*>(input) + r.offset;  // plans never write input
-      case buffer::output: return output + r.offset;
-      case buffer::scratch: return scratch + r.offset;
-    }
-    return nullptr;
-  }
+  T* at(const region& r) const { return base_[static_cast<std::size_t>(r.buf)] + r.offset; }
+
+private:
+  static_assert(static_cast<int>(buffer::input) == 0 && static_cast<int>(buffer::output) == 1 &&
+                static_cast<int>(buffer::scratch) == 2);
+  T* base_[3] = {};
 };
 
 /// What the blocking executor needs to know of a round's steps, found in one
@@ -146,7 +150,8 @@ public:
     round_ = steps;
   }
   /// A runner of rounds whose steps the caller has at hand (run_round only).
-  round_runner(MPI_Comm comm, int tag, const buffers<T>& mem, const Op& op, std::vector<MPI_Request>& requests)
+  [[gnu::always_inline]] round_runner(MPI_Comm comm, int tag, const buffers<T>& mem, const Op& op,
+                                      std::vector<MPI_Request>& requests)
       : comm_(comm), tag_(tag), type_(datatype_of<T>()), chunk_(max_message_elems<T>()), mem_(mem), op_(op),
         requests_(requests) {}
 
@@ -161,7 +166,7 @@ public:
   }
 
   /// After the round's messages are done: the reductions of its recv_reduce steps.
-  void finish() {
+  [[gnu::always_inline]] void finish() {
     for (const step& s : round_) {
       if (s.kind != step_kind::recv_reduce) continue;
       const T* incoming = mem_.at(s.a);
@@ -175,13 +180,14 @@ public:
 
   /// Where the call's first failure waits for the end of the rounds, and
   /// where MPI reports the round's messages (notices are read from them).
-  round_runner& keep_failures(std::exception_ptr& slot, std::vector<MPI_Status>& statuses) noexcept {
+  [[gnu::always_inline]] round_runner& keep_failures(std::exception_ptr& slot,
+                                                     std::vector<MPI_Status>& statuses) noexcept {
     failure_ = &slot;
     statuses_ = &statuses;
     return *this;
   }
   /// Raises (once) the first failure of the rounds run so far.
-  void raise_failure() const {
+  [[gnu::always_inline]] void raise_failure() const {
     if (failure_ && *failure_) std::rethrow_exception(std::exchange(*failure_, nullptr));
   }
 
@@ -200,19 +206,11 @@ public:
   /// One round, blocking: a round of at most one send and one receive of one
   /// message each in the blocking calls (exchange), any other round posted
   /// and finished in MPI_Waitall. `summary` describes `steps`. A failure
-  /// raised from here leaves no message of the round pending.
-  void run_round(std::span<const step> steps, const round_summary& summary) {
+  /// raised from here leaves no message of the round pending. Inlined (the
+  /// replay of a recorded plan runs it), the exchange with it.
+  [[gnu::always_inline]] void run_round(std::span<const step> steps, const round_summary& summary) {
     round_ = steps;
-    if (!summary.exchanges || !exchange(summary)) {
-      requests_.clear();
-      try {
-        post_round();
-        wait_round();
-      } catch (...) {
-        abandon_round();
-        throw;
-      }
-    }
+    if (!summary.exchanges || !exchange(summary)) post_and_wait();
     if (summary.reduces) finish();
   }
 
@@ -254,6 +252,18 @@ public:
 
 private:
   static bool receives(const step& s) { return s.kind == step_kind::recv || s.kind == step_kind::recv_reduce; }
+
+  /// The current round's messages posted and completed in MPI_Waitall.
+  [[gnu::noinline]] void post_and_wait() {
+    requests_.clear();
+    try {
+      post_round();
+      wait_round();
+    } catch (...) {
+      abandon_round();
+      throw;
+    }
+  }
 
   void post_round() {
     for (const step& s : round_)
@@ -384,7 +394,7 @@ private:
   /// for less per-call work; the receive is posted after the local steps,
   /// which never touch what the round receives. False (nothing done) when a
   /// region must travel as several messages.
-  bool exchange(const round_summary& summary) {
+  [[gnu::always_inline]] bool exchange(const round_summary& summary) {
     const step* send = summary.send;
     const step* recv = summary.recv;
     // A region of no elements is no message (as in post); one beyond the chunk is several.

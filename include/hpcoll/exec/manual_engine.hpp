@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../policies.hpp"
@@ -83,7 +84,7 @@ public:
 template <>
 struct engine_of<progress::manual> {
   static progress_engine& get() { return manual_engine::instance(); }
-  static std::string unavailable() { return {}; }
+  static constexpr std::string_view unavailable() { return {}; }  // runs wherever MPI runs
 };
 
 }  // namespace hpcoll::detail

@@ -63,8 +63,9 @@ protected:
 };
 
 /// The engine of a progress policy (a policy tag of hpcoll/policies.hpp):
-/// `static progress_engine& get()` and `static std::string unavailable()`,
-/// empty or why the engine cannot run here. Specialised next to each engine.
+/// `static progress_engine& get()` and `static unavailable()`, a string (or
+/// string_view), empty or why the engine cannot run here. Specialised next
+/// to each engine.
 template <class Progress>
 struct engine_of;
 

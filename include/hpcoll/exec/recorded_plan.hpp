@@ -9,7 +9,6 @@
 
 #include <concepts>
 #include <cstddef>
-#include <optional>
 #include <exception>
 #include <span>
 #include <tuple>
@@ -139,32 +138,41 @@ private:
   std::size_t next_victim_ = 0;
 };
 
+/// Replays a recorded plan on this rank's buffers, blocking, as execute_mpi
+/// runs a plan; `plans` holds it (busy meanwhile) and lends its requests.
+template <class Plans, class T, class Op>
+[[gnu::always_inline]] inline void replay(MPI_Comm comm, int tag, const recorded_plan& plan, Plans& plans,
+                                          const buffers<T>& mem, const Op& op) {
+  struct hold {
+    bool& busy;
+    explicit hold(bool& b) : busy(b) { busy = true; }
+    ~hold() { busy = false; }
+  } held(plans.busy);
+  std::exception_ptr failure;
+  round_runner<T, Op> runner(comm, tag, mem, op, plans.requests);
+  runner.keep_failures(failure, plans.statuses);
+  for (const recorded_plan::round& r : plan.rounds()) runner.run_round(plan.steps(r), r.summary);
+  runner.raise_failure();
+}
+
 /// Runs the plan `choice` builds for `shape` on this rank, blocking, as
 /// execute_mpi does; a repeated call replays the plan recorded by the first.
 /// `choice` provides plan(shape) and alternative(), which of its plans it
-/// builds (see select/policy.hpp).
+/// builds (see select/policy.hpp). Inlined into the entry point, with the
+/// replay and its round: a repeated call then makes no call of its own
+/// before its MPI calls.
 template <class Choice, class Shape, class T, class Op>
-void execute_choice(MPI_Comm comm, int tag, const Choice& choice, const Shape& shape, const T* input, T* output,
-                    const Op& op) {
+[[gnu::always_inline]] inline void execute_choice(MPI_Comm comm, int tag, const Choice& choice, const Shape& shape,
+                                                  const T* input, T* output, const Op& op) {
   if constexpr (recordable_shape<Shape>) {
     auto& plans = recorded_plans<Choice, Shape>::of_thread();
     if (!plans.busy) {
       if (const recorded_plan* plan = plans.find(choice.alternative(), shape, [&] { return choice.plan(shape); })) {
-        struct hold {
-          bool& busy;
-          explicit hold(bool& b) : busy(b) { busy = true; }
-          ~hold() { busy = false; }
-        } held(plans.busy);
         // Most small plans need no scratch: no lease then.
-        std::optional<thread_lease<scratch_block>> scratch;
-        if (plan->scratch_elems() != 0) scratch.emplace();
-        const buffers<T> mem{input, output, scratch ? (*scratch)->template reserve<T>(plan->scratch_elems()) : nullptr};
-        std::exception_ptr failure;
-        round_runner<T, Op> runner(comm, tag, mem, op, plans.requests);
-        runner.keep_failures(failure, plans.statuses);
-        for (const recorded_plan::round& r : plan->rounds()) runner.run_round(plan->steps(r), r.summary);
-        runner.raise_failure();
-        return;
+        if (plan->scratch_elems() == 0) return replay(comm, tag, *plan, plans, buffers<T>(input, output, nullptr), op);
+        const thread_lease<scratch_block> scratch;
+        return replay(comm, tag, *plan, plans,
+                      buffers<T>(input, output, scratch->template reserve<T>(plan->scratch_elems())), op);
       }
     }
   }

@@ -44,9 +44,9 @@ std::string schedule_name() {
 
 namespace detail {
 /// schedule_name<S>() made once, for the program's lifetime: what errors and
-/// the schedule counters refer to.
+/// the schedule counters refer to. Inlined: every blocking call asks for it.
 template <class S>
-const std::string& schedule_name_of() {
+[[gnu::always_inline]] inline const std::string& schedule_name_of() {
   static const std::string name = schedule_name<S>();
   return name;
 }

@@ -58,7 +58,7 @@ struct schedule_policy<schedule::automatic> {
   };
 
   template <class Op, class T, class Shape>
-  static choice<Shape> choose(const communicator& c, const Shape& s) {
+  [[gnu::always_inline]] static choice<Shape> choose(const communicator& c, const Shape& s) {
     const std::size_t index = detail::dispatch<Shape, Op, T>(c, s);
     return {index, &schedule::candidate_names<Shape>()[index]};
   }

@@ -271,9 +271,9 @@ auto candidate_plan(const Shape& s, std::size_t index) {
   });
 }
 
-/// The names of Shape's candidates, in order.
+/// The names of Shape's candidates, in order (inlined: a dispatched call names its choice).
 template <dispatchable Shape>
-std::span<const std::string> candidate_names() {
+[[gnu::always_inline]] inline std::span<const std::string> candidate_names() {
   static const auto names = hana::unpack(candidates<Shape>, [](auto... types) {
     return std::array<std::string, sizeof...(types)>{schedule_name<typename decltype(types)::type>()...};
   });
