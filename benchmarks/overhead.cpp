@@ -8,6 +8,10 @@
 // the median over `--trials` trials and hpcoll minus by hand.
 //
 //   mpiexec -n 2 --bind-to core hpcoll_overhead [--calls N] [--trials N]
+//
+// `--loop COLLECTIVE/METHOD` (METHOD: native, by_hand, named, automatic)
+// instead makes `--calls` calls of one method, untimed, for an instruction
+// counter: probes/call_instructions.py runs it under callgrind.
 #include <hpcoll/hpcoll.hpp>
 
 #include <algorithm>
@@ -42,9 +46,12 @@ int run(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   int calls = 20000, trials = 21;
+  std::string loop;
   hpcoll_bench::command_line cl{"hpcoll_overhead", "usage: mpiexec -n 2 hpcoll_overhead [options]"};
   cl.options.add_options()("calls", po::value(&calls)->value_name("N"), "calls per method and trial (default 20000)")(
-      "trials", po::value(&trials)->value_name("N"), "trials; the table gives their median (default 21)");
+      "trials", po::value(&trials)->value_name("N"), "trials; the table gives their median (default 21)")(
+      "loop", po::value(&loop)->value_name("COLLECTIVE/METHOD"),
+      "only --calls calls of one method (native, by_hand, named, automatic), untimed");
   const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, rank == 0, [&] {
     if (size != 2) throw std::invalid_argument("runs on 2 ranks (mpiexec -n 2), not " + std::to_string(size));
     if (calls < 1 || trials < 1) throw std::invalid_argument("--calls and --trials must be positive");
@@ -119,6 +126,20 @@ int run(int argc, char** argv) {
          {"Alltoall<pairwise>", [&] { hpcoll::Alltoall<S::pairwise>{}(c, blocks_in, blocks_out); }},
          {"alltoall", [&] { hpcoll::alltoall(c, blocks_in, blocks_out); }}}}},
   }};
+
+  constexpr std::array<const char*, 4> method_keys{"native", "by_hand", "named", "automatic"};
+  if (!loop.empty()) {
+    for (const collective& coll : table)
+      for (std::size_t m = 0; m < method_keys.size(); ++m)
+        if (loop == std::string(coll.name) + "/" + method_keys[m]) {
+          for (int i = 0; i < calls; ++i) coll.methods[m].call();
+          MPI_Comm_free(&raw);
+          return 0;
+        }
+    throw std::invalid_argument("--loop " + loop + ": not COLLECTIVE/METHOD with a collective of the table "
+                                "(bcast, reduce, allreduce, allgather, alltoall) and a method of native, by_hand, "
+                                "named, automatic");
+  }
 
   if (rank == 0)
     std::printf("np 2, 8 B per rank; median of %d trials of %d calls each (slowest rank's mean), methods alternating\n"
