@@ -37,7 +37,7 @@ struct Allgather : detail::collective_interface<Allgather<Schedule, Check, Progr
     const auto p = static_cast<std::size_t>(c.size());
     call_type<detail::element_t<Buf>> call;
     call.args.require(buffer.size() % p == 0, "the buffer has ", buffer.size(), " elements, not a multiple of ", p);
-    const std::size_t n = call.args.problem().empty() ? buffer.size() / p : 0;
+    const std::size_t n = call.args.ok() ? buffer.size() / p : 0;
     fill(call, c, buffer.data() + static_cast<std::size_t>(c.rank()) * n, n, buffer, true);
     return call;
   }

@@ -76,7 +76,7 @@ struct Allgatherv
     HPCOLL_MPI(MPI_Allreduce, pair, extremes, 2, MPI_INT64_T, MPI_MAX, c.native());
     detail::argument_check args;
     args.require(extremes[0] == -extremes[1], "ranks were given different counts (with the same sum)");
-    return args.problem();
+    return std::string(args.problem());
   }
 
 private:
@@ -93,7 +93,7 @@ private:
     const auto input = detail::input_span(in);
     const auto output = detail::output_span(out);
     check(call, c, n, d, output.size(), conversion);
-    if (call.args.problem().empty())
+    if (call.args.ok())
       call.args.require(n[static_cast<std::size_t>(c.rank())] == input.size(), "rank ", c.rank(), " sends ",
                         input.size(), " elements but counts[", c.rank(), "] is ", n[static_cast<std::size_t>(c.rank())]);
     call.args.disjoint(input, std::span<const T>(output));
@@ -104,7 +104,7 @@ private:
                    std::span<const std::size_t> d, const detail::argument_check& conversion) {
     const auto output = detail::output_span(out);
     check(call, c, n, d, output.size(), conversion);
-    const bool ok = call.args.problem().empty();
+    const bool ok = call.args.ok();
     const auto own = static_cast<std::size_t>(c.rank());
     fill(call, c, ok && n[own] ? output.data() + d[own] : output.data(), ok ? n[own] : 0, output, n, d, true);
   }
@@ -115,9 +115,9 @@ private:
   template <class T>
   static void check(call_type<T>& call, const communicator& c, std::span<const std::size_t> n,
                     std::span<const std::size_t> d, std::size_t extent, const detail::argument_check& conversion) {
-    call.args.require(conversion.problem().empty(), conversion.problem());
+    call.args.require(conversion.ok(), conversion.problem());
     detail::check_blocks(call.args, n, d, extent, c.size(), "receive");
-    if (!call.args.problem().empty()) return;
+    if (!call.args.ok()) return;
     // The common case, non-empty blocks one after the other: no sort, no allocation.
     bool ascending = true;
     for (std::size_t q = 0, last = n.size(); q < n.size() && ascending; ++q) {
@@ -141,7 +141,7 @@ private:
   template <class T>
   static void fill(call_type<T>& call, const communicator& c, const T* input, std::size_t count, std::span<T> output,
                    std::span<const std::size_t> counts, std::span<const std::size_t> displs, bool in_place) {
-    const bool ok = call.args.problem().empty();
+    const bool ok = call.args.ok();
     // The thread's, not the call's: no allocation per call. A call is run
     // (blocking) or copied into its request (nonblocking) before the thread
     // prepares another.

@@ -50,7 +50,7 @@ private:
   /// The shape of the call, after its argument checks (a malformed call has blocks of 0).
   template <class T>
   static void fill(call_type<T>& call, const communicator& c, const T* input, std::span<T> output, bool in_place) {
-    const std::size_t block = call.args.problem().empty() ? output.size() / static_cast<std::size_t>(c.size()) : 0;
+    const std::size_t block = call.args.ok() ? output.size() / static_cast<std::size_t>(c.size()) : 0;
     call.set({c.rank(), c.size(), block, in_place, sizeof(T)}, input, output.data(),
              {-1, static_cast<std::int64_t>(block), in_place});
   }

@@ -64,7 +64,7 @@ struct Alltoallv : detail::collective_interface<Alltoallv<Schedule, Check, Progr
     for (std::size_t i = 0; i < p && i < s.recv_counts.size(); ++i)
       args.require(announced[i] == s.recv_counts[i], "rank ", i, " sends ", announced[i], " elements to rank ",
                    c.rank(), ", which expects ", s.recv_counts[i]);
-    return args.problem();
+    return std::string(args.problem());
   }
 
 private:
@@ -76,7 +76,7 @@ private:
   static void fill(call_type<T>& call, const communicator& c, const T* input, std::span<T> output,
                    std::span<const std::size_t> sc, std::span<const std::size_t> sd, std::span<const std::size_t> rc,
                    std::span<const std::size_t> rd, bool in_place) {
-    const bool ok = call.args.problem().empty();
+    const bool ok = call.args.ok();
     const std::span<const std::size_t> none;
     call.set({c.rank(), c.size(), ok ? sc : none, ok ? sd : none, ok ? rc : none, ok ? rd : none, in_place, sizeof(T)},
              input, output.data(), {-1, -1, in_place});

@@ -44,7 +44,7 @@ struct Gather : detail::collective_interface<Gather<Schedule, Check, Progress>, 
     call.args.require(buffer.size() % p == 0, "the root's buffer has ", buffer.size(), " elements, not a multiple of ",
                       p);
     const std::size_t n = buffer.size() / p;
-    const auto* own = buffer.data() + (call.args.problem().empty() ? static_cast<std::size_t>(root) * n : 0);
+    const auto* own = buffer.data() + (call.args.ok() ? static_cast<std::size_t>(root) * n : 0);
     fill(call, c, own, n, buffer, true, root);
     return call;
   }

@@ -53,9 +53,9 @@ struct Gatherv : detail::collective_interface<Gatherv<Schedule, Check, Progress>
     const auto d = detail::as_sizes(displs, call.kept[1], conversion, "displacements");
     call.args.root(root, c.size());
     call.args.require(c.rank() == root, "only the root may use the in-place form");
-    call.args.require(conversion.problem().empty(), conversion.problem());
+    call.args.require(conversion.ok(), conversion.problem());
     detail::check_blocks(call.args, n, d, output.size(), c.size(), "receive");
-    const bool ok = call.args.problem().empty();
+    const bool ok = call.args.ok();
     const auto own = static_cast<std::size_t>(root);
     fill(call, c, ok && n[own] ? output.data() + d[own] : output.data(), ok ? n[own] : 0, output, n, d, true, root);
     return call;
@@ -71,7 +71,7 @@ struct Gatherv : detail::collective_interface<Gatherv<Schedule, Check, Progress>
     detail::argument_check args;
     args.require(expected == s.send_count, "rank ", c.rank(), " sends ", s.send_count, " elements, the root expects ",
                  expected);
-    return args.problem();
+    return std::string(args.problem());
   }
 
 private:
@@ -89,9 +89,9 @@ private:
     const auto output = detail::output_span(out);
     call.args.root(root, c.size());
     if (c.rank() == root) {
-      call.args.require(conversion.problem().empty(), conversion.problem());
+      call.args.require(conversion.ok(), conversion.problem());
       detail::check_blocks(call.args, n, d, output.size(), c.size(), "receive");
-      if (call.args.problem().empty())
+      if (call.args.ok())
         call.args.require(n[static_cast<std::size_t>(root)] == input.size(), "the root sends ", input.size(),
                           " elements but expects ", n[static_cast<std::size_t>(root)], " from itself");
       call.args.disjoint(input, std::span<const T>(output));
@@ -103,7 +103,7 @@ private:
   template <class T>
   static void fill(call_type<T>& call, const communicator& c, const T* input, std::size_t count, std::span<T> output,
                    std::span<const std::size_t> counts, std::span<const std::size_t> displs, bool in_place, int root) {
-    const bool at_root = c.rank() == root && call.args.problem().empty();
+    const bool at_root = c.rank() == root && call.args.ok();
     const std::span<const std::size_t> none;
     call.set({c.rank(), c.size(), root, count, at_root ? counts : none, at_root ? displs : none, in_place, sizeof(T)},
              input, output.data(), {root, -1, 0});

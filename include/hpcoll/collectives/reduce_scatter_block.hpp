@@ -38,7 +38,7 @@ struct ReduceScatterBlock : detail::collective_interface<ReduceScatterBlock<Sche
     const auto p = static_cast<std::size_t>(c.size());
     call_type<detail::element_t<Buf>, Op> call;
     call.args.require(buffer.size() % p == 0, "the buffer has ", buffer.size(), " elements, not a multiple of ", p);
-    fill(call, c, buffer.data(), buffer, call.args.problem().empty() ? buffer.size() / p : 0, true, op);
+    fill(call, c, buffer.data(), buffer, call.args.ok() ? buffer.size() / p : 0, true, op);
     return call;
   }
 

@@ -44,7 +44,7 @@ struct Scatter : detail::collective_interface<Scatter<Schedule, Check, Progress>
     call.args.require(c.rank() == root, "only the root may use the in-place form");
     call.args.require(input.size() % p == 0, "the root's input has ", input.size(), " elements, not a multiple of ", p);
     const std::size_t n = input.size() / p;
-    const bool ok = call.args.problem().empty();
+    const bool ok = call.args.ok();
     fill(call, c, input.data(), input.subspan(ok ? static_cast<std::size_t>(root) * n : 0, ok ? n : 0), true, root);
     return call;
   }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,12 +43,14 @@ auto output_span(R&& r) {
   return std::span<element_t<R>>(std::ranges::data(r), std::ranges::size(r));
 }
 
-/// Collects the first problem found with a call's arguments.
+/// Collects the first problem found with a call's arguments. Held by
+/// pointer: a call with nothing wrong, every repeated one, builds no string.
 class argument_check {
 public:
   template <class... Parts>
   void require(bool ok, const Parts&... parts) {
-    if (ok || !problem_.empty()) return;
+    if (ok || problem_) return;
+    problem_ = std::make_unique<std::string>();
     (append(parts), ...);
   }
   void root(int root, int size) { require(root >= 0 && root < size, "root ", root, " is not a rank of a communicator of size ", size); }
@@ -60,16 +63,19 @@ public:
     require(a + input.size_bytes() <= b || b + output.size_bytes() <= a,
             "input and output overlap; use the hpcoll::in_place form");
   }
-  const std::string& problem() const { return problem_; }
+  /// Whether no problem was found.
+  bool ok() const noexcept { return !problem_; }
+  /// The first problem found (empty when ok()).
+  std::string_view problem() const noexcept { return problem_ ? std::string_view(*problem_) : std::string_view(); }
 
 private:
-  void append(std::string_view part) { problem_ += part; }
+  void append(std::string_view part) { *problem_ += part; }
   template <std::integral I>
   void append(I value) {
-    problem_ += std::to_string(value);
+    *problem_ += std::to_string(value);
   }
 
-  std::string problem_;
+  std::unique_ptr<std::string> problem_;
 };
 
 /// A range of counts or displacements as std::size_t: a range of
@@ -103,7 +109,7 @@ inline void check_blocks(argument_check& args, std::span<const std::size_t> coun
   args.require(counts.size() == p, what, " counts have ", counts.size(), " entries, the communicator has ", size, " ranks");
   args.require(displs.size() == p, what, " displacements have ", displs.size(), " entries, the communicator has ", size,
                " ranks");
-  if (!args.problem().empty()) return;
+  if (!args.ok()) return;
   for (std::size_t i = 0; i < p; ++i) {
     const bool fits = counts[i] == 0 || (displs[i] <= extent && counts[i] <= extent - displs[i]);
     args.require(fits, what, " block ", i, " (", counts[i], " elements at ", displs[i], ") does not fit in ", extent,

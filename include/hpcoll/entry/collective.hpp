@@ -97,7 +97,7 @@ template <class Coll, class S, class Check, class Progress, class Call>
   using Shape = typename Call::shape_type;
   using T = typename Call::value_type;
   using policy = schedule_policy<S>;
-  std::string problem = call.args.problem();
+  std::string problem(call.args.problem());
   if (problem.empty()) problem = engine_of<Progress>::unavailable();
   decltype(policy::template choose<typename Call::op_type, T>(c, call.shape)) choice{};
   const std::string* schedule = &schedule_name_of<S>();
@@ -140,7 +140,7 @@ template <class Coll, class S, class Check, class Progress, class Call>
                 "hpcoll: progress::thread and progress::offload need <hpcoll/progress.hpp> (or <hpcoll/hpcoll.hpp>)");
   // The common case, unchecked and nothing wrong: the policy's choice alone
   // (a failing choice throws as it would in choose_checked).
-  if (!Check::enabled() && call.args.problem().empty() && engine_of<Progress>::unavailable().empty())
+  if (!Check::enabled() && call.args.ok() && engine_of<Progress>::unavailable().empty())
     return policy::template choose<Op, T>(c, call.shape);
   return choose_checked<Coll, S, Check, Progress>(c, call);
 }

@@ -54,20 +54,24 @@ private:
   Resource* resource_ = nullptr;
 };
 
-/// Raw, 64-byte aligned scratch memory that only grows.
+/// Raw, 64-byte aligned scratch memory that only grows (reserve is
+/// inlined: a repeated call finds it large enough).
 class scratch_block {
 public:
   template <class T>
-  T* reserve(std::size_t elems) {
+  [[gnu::always_inline]] T* reserve(std::size_t elems) {
     const std::size_t bytes = elems * sizeof(T);
-    if (capacity_ < bytes) {
-      block_.reset(static_cast<std::byte*>(::operator new(bytes, alignment)));
-      capacity_ = bytes;
-    }
+    if (capacity_ < bytes) [[unlikely]]
+      grow(bytes);
     return reinterpret_cast<T*>(block_.get());
   }
 
 private:
+  [[gnu::noinline]] void grow(std::size_t bytes) {
+    block_.reset(static_cast<std::byte*>(::operator new(bytes, alignment)));
+    capacity_ = bytes;
+  }
+
   static constexpr std::align_val_t alignment{64};
   struct deleter {
     void operator()(std::byte* p) const noexcept { ::operator delete(p, alignment); }

@@ -60,7 +60,7 @@ public:
   buffers(const T* input, T* output, T* scratch) noexcept
       : base_{const_cast<T*>(input), output, scratch} {}  // plans never write input
 
-  T* at(const region& r) const { return base_[static_cast<std::size_t>(r.buf)] + r.offset; }
+  [[gnu::always_inline]] T* at(const region& r) const { return base_[static_cast<std::size_t>(r.buf)] + r.offset; }
 
 private:
   static_assert(static_cast<int>(buffer::input) == 0 && static_cast<int>(buffer::output) == 1 &&

@@ -46,6 +46,8 @@ struct block_layout {
 };
 
 // ---- Collective shapes: one per user-facing collective -------------------
+// (Their comparisons are inlined: a repeated blocking call compares its shape
+// with the last one's, exec/recorded_plan.hpp.)
 
 struct bcast_shape {
   static constexpr std::string_view name = "bcast";
@@ -54,7 +56,7 @@ struct bcast_shape {
   std::size_t elem_size = 1;  ///< bytes per element
   node_layout_ref nodes{};    ///< the communicator's node layout, for node-aware schedules (else empty)
 
-  friend constexpr bool operator==(const bcast_shape&, const bcast_shape&) = default;
+  [[gnu::always_inline]] friend constexpr bool operator==(const bcast_shape&, const bcast_shape&) = default;
 };
 /// input: count; output: count at the root (empty elsewhere).
 struct reduce_shape {
@@ -66,7 +68,7 @@ struct reduce_shape {
   std::size_t elem_size = 1;  ///< bytes per element
   node_layout_ref nodes{};    ///< the communicator's node layout, for node-aware schedules (else empty)
 
-  friend constexpr bool operator==(const reduce_shape&, const reduce_shape&) = default;
+  [[gnu::always_inline]] friend constexpr bool operator==(const reduce_shape&, const reduce_shape&) = default;
 };
 /// input, output: count.
 struct allreduce_shape {
@@ -78,7 +80,7 @@ struct allreduce_shape {
   std::size_t elem_size = 1;  ///< bytes per element
   node_layout_ref nodes{};    ///< the communicator's node layout, for node-aware schedules (else empty)
 
-  friend constexpr bool operator==(const allreduce_shape&, const allreduce_shape&) = default;
+  [[gnu::always_inline]] friend constexpr bool operator==(const allreduce_shape&, const allreduce_shape&) = default;
 };
 /// input: count; output: size*count at the root.
 struct gather_shape {
@@ -88,7 +90,7 @@ struct gather_shape {
   bool in_place = false;  ///< root only: input aliases output block `root`
   std::size_t elem_size = 1;  ///< bytes per element
 
-  friend constexpr bool operator==(const gather_shape&, const gather_shape&) = default;
+  [[gnu::always_inline]] friend constexpr bool operator==(const gather_shape&, const gather_shape&) = default;
 };
 /// input: send_count; output at the root: counts[i] elements at displs[i].
 struct gatherv_shape {
@@ -108,7 +110,7 @@ struct scatter_shape {
   bool in_place = false;  ///< root only: output aliases input block `root`
   std::size_t elem_size = 1;  ///< bytes per element
 
-  friend constexpr bool operator==(const scatter_shape&, const scatter_shape&) = default;
+  [[gnu::always_inline]] friend constexpr bool operator==(const scatter_shape&, const scatter_shape&) = default;
 };
 /// input: count; output: size*count.
 struct allgather_shape {
@@ -119,7 +121,7 @@ struct allgather_shape {
   std::size_t elem_size = 1;  ///< bytes per element
 
   node_layout_ref nodes{};    ///< the communicator's node layout, for node-aware schedules (else empty)
-  friend constexpr bool operator==(const allgather_shape&, const allgather_shape&) = default;
+  [[gnu::always_inline]] friend constexpr bool operator==(const allgather_shape&, const allgather_shape&) = default;
 };
 /// input: send_count; output, on every rank: counts[q] elements of rank q at displs[q].
 struct allgatherv_shape {
@@ -156,7 +158,8 @@ struct reduce_scatter_block_shape {
   bool in_place = false;      ///< input aliases output, which then holds size*count
   std::size_t elem_size = 1;  ///< bytes per element
 
-  friend constexpr bool operator==(const reduce_scatter_block_shape&, const reduce_scatter_block_shape&) = default;
+  [[gnu::always_inline]] friend constexpr bool operator==(const reduce_scatter_block_shape&,
+                                                         const reduce_scatter_block_shape&) = default;
 };
 /// input, output: size*count; block j of input goes to rank j.
 struct alltoall_shape {
@@ -167,7 +170,7 @@ struct alltoall_shape {
   std::size_t elem_size = 1;  ///< bytes per element
   node_layout_ref nodes{};    ///< the communicator's node layout, for node-aware schedules (else empty)
 
-  friend constexpr bool operator==(const alltoall_shape&, const alltoall_shape&) = default;
+  [[gnu::always_inline]] friend constexpr bool operator==(const alltoall_shape&, const alltoall_shape&) = default;
 };
 /// Block j of input (send_counts[j] at send_displs[j]) goes to rank j; block i
 /// of output (recv_counts[i] at recv_displs[i]) comes from rank i.
@@ -282,7 +285,7 @@ constexpr std::array<std::span<const std::size_t>*, 4> caller_spans(alltoallv_sh
 /// compared here too.
 template <class Shape>
   requires std::equality_comparable<Shape>
-constexpr bool same_call(const Shape& a, const Shape& b) {
+[[gnu::always_inline]] constexpr bool same_call(const Shape& a, const Shape& b) {
   return a == b;
 }
 namespace detail {

@@ -175,7 +175,7 @@ struct node_layout_ref {
   constexpr explicit operator bool() const { return layout != nullptr; }
   constexpr const node_layout& operator*() const { return *layout; }
   constexpr const node_layout* operator->() const { return layout; }
-  friend constexpr bool operator==(const node_layout_ref& a, const node_layout_ref& b) {
+  [[gnu::always_inline]] friend constexpr bool operator==(const node_layout_ref& a, const node_layout_ref& b) {
     return a.fingerprint == b.fingerprint;
   }
 };

@@ -269,23 +269,34 @@ std::size_t remembered_choice(const communicator& c, const Shape& call) {
   return d.choice;
 }
 
+/// The thread's last call of one Shape, Op and T: its communicator, its
+/// shape and the choice made for it.
+template <class Shape>
+struct last_dispatch {
+  std::uint64_t communicator = 0;
+  Shape shape{};
+  std::size_t choice = 0;
+};
+
+/// dispatch() for a call that is not the thread's last: looked up, and kept as the last.
+template <dispatchable Shape, class Op, class T>
+[[gnu::noinline]] std::size_t dispatch_anew(const communicator& c, const Shape& call, last_dispatch<Shape>& last) {
+  const std::size_t choice = remembered_choice<Shape, Op, T>(c, call);
+  last = {c.serial(), call, choice};
+  return choice;
+}
+
 /// remembered_choice(), for a call of the same shape as the thread's last on
 /// the same communicator without a lookup: the call class is a function of the
-/// shape (for one Op and T), and a remembered choice never changes.
+/// shape (for one Op and T), and a remembered choice never changes. Inlined
+/// into the entry point: a repeated call compares, then runs.
 template <dispatchable Shape, class Op, class T>
-std::size_t dispatch(const communicator& c, const Shape& call) {
+[[gnu::always_inline]] inline std::size_t dispatch(const communicator& c, const Shape& call) {
   if constexpr (std::equality_comparable<Shape>) {
-    struct last_call {
-      std::uint64_t communicator = 0;
-      Shape shape{};
-      std::size_t choice = 0;
-    };
-    thread_local last_call last;
+    thread_local last_dispatch<Shape> last;
     if (last.communicator == c.serial() && last.shape == call) [[likely]]
       return last.choice;
-    const std::size_t choice = remembered_choice<Shape, Op, T>(c, call);
-    last = {c.serial(), call, choice};
-    return choice;
+    return dispatch_anew<Shape, Op, T>(c, call, last);
   } else {
     return remembered_choice<Shape, Op, T>(c, call);
   }

@@ -47,7 +47,7 @@ struct schedule_policy {
 
   struct choice {
     static constexpr bool dispatched = false;
-    static const std::string& schedule() { return detail::schedule_name_of<S>(); }
+    [[gnu::always_inline]] static const std::string& schedule() { return detail::schedule_name_of<S>(); }
     static constexpr std::size_t alternative() { return 0; }
     template <class Shape>
     static constexpr auto plan(const Shape& s) {
