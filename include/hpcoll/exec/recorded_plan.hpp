@@ -141,8 +141,8 @@ private:
 /// Replays a recorded plan on this rank's buffers, blocking, as execute_mpi
 /// runs a plan; `plans` holds it (busy meanwhile) and lends its requests.
 template <class Plans, class T, class Op>
-[[gnu::always_inline]] inline void replay(MPI_Comm comm, int tag, const recorded_plan& plan, Plans& plans,
-                                          const buffers<T>& mem, const Op& op) {
+inline void replay(MPI_Comm comm, int tag, const recorded_plan& plan, Plans& plans, const buffers<T>& mem,
+                   const Op& op) {
   struct hold {
     bool& busy;
     explicit hold(bool& b) : busy(b) { busy = true; }
@@ -158,12 +158,10 @@ template <class Plans, class T, class Op>
 /// Runs the plan `choice` builds for `shape` on this rank, blocking, as
 /// execute_mpi does; a repeated call replays the plan recorded by the first.
 /// `choice` provides plan(shape) and alternative(), which of its plans it
-/// builds (see select/policy.hpp). Inlined into the entry point, with the
-/// replay and its round: a repeated call then makes no call of its own
-/// before its MPI calls.
+/// builds (see select/policy.hpp).
 template <class Choice, class Shape, class T, class Op>
-[[gnu::always_inline]] inline void execute_choice(MPI_Comm comm, int tag, const Choice& choice, const Shape& shape,
-                                                  const T* input, T* output, const Op& op) {
+inline void execute_choice(MPI_Comm comm, int tag, const Choice& choice, const Shape& shape, const T* input,
+                           T* output, const Op& op) {
   if constexpr (recordable_shape<Shape>) {
     auto& plans = recorded_plans<Choice, Shape>::of_thread();
     if (!plans.busy) {
