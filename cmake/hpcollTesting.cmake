@@ -75,6 +75,8 @@
 #                         build of ./hpcoll tsan); "address": with AddressSanitizer
 #                         and UndefinedBehaviorSanitizer (./hpcoll test --sanitize
 #                         address).
+#   HPCOLL_WARNINGS_AS_ERRORS (cache, OFF) the tests' warnings fail their build
+#                         (-Werror; CI's Clang build, the sanitized one, sets it).
 include_guard(GLOBAL)
 
 set(_HPCOLL_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
@@ -131,6 +133,7 @@ set(HPCOLL_MPI_FAIL_REGEX "")
 if(NOT HPCOLL_MPIEXEC_IS_OPENMPI)
   set(HPCOLL_MPI_FAIL_REGEX "\\[WARNING\\] yaksa;leaked handle")
 endif()
+option(HPCOLL_WARNINGS_AS_ERRORS "Build the tests with -Werror" OFF)
 set(HPCOLL_SANITIZE "" CACHE STRING "Sanitizer for the tests: empty, thread or address (with undefined)")
 set(_hpcoll_sanitize_flags -fsanitize=${HPCOLL_SANITIZE})
 if(HPCOLL_SANITIZE STREQUAL "thread")
@@ -193,7 +196,8 @@ function(_hpcoll_testing_support_targets)
   if(NOT TARGET hpcoll_test_options)
     add_library(hpcoll_test_options INTERFACE)
     if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-      target_compile_options(hpcoll_test_options INTERFACE -Wall -Wextra -Wpedantic)
+      target_compile_options(hpcoll_test_options INTERFACE -Wall -Wextra -Wpedantic
+                             $<$<BOOL:${HPCOLL_WARNINGS_AS_ERRORS}>:-Werror>)
     endif()
     target_include_directories(hpcoll_test_options INTERFACE "${_HPCOLL_ROOT_DIR}/tests")
     target_link_libraries(hpcoll_test_options INTERFACE hpcoll::hpcoll doctest::doctest)
