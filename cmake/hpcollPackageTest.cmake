@@ -34,10 +34,9 @@ set(config_args "")
 if(PKG_CONFIG)
   set(config_args --config "${PKG_CONFIG}")
 endif()
-set(build_type "${PKG_BUILD_TYPE}")
-if(NOT build_type)
-  set(build_type "${PKG_CONFIG}")
-endif()
+# The consumer compiles without optimisation (no build type; CXXFLAGS=-O0 for
+# the Makefile): what is checked is how it finds, includes and links hpcoll,
+# and at -O3 its one file took 28 of each test's 31 s.
 
 if(PKG_WAY STREQUAL "find_package" OR PKG_WAY STREQUAL "pkg-config")
   step("install" "${CMAKE_COMMAND}" --install "${PKG_BUILD_TREE}" --prefix "${prefix}" ${config_args})
@@ -47,7 +46,7 @@ if(PKG_WAY STREQUAL "pkg-config")
   cmake_path(ABSOLUTE_PATH PKG_PKGCONFIGDIR BASE_DIRECTORY "${prefix}" OUTPUT_VARIABLE pc_path)
   file(MAKE_DIRECTORY "${build}")
   step("build" "${CMAKE_COMMAND}" -E env "PKG_CONFIG_PATH=${pc_path}"
-       make -C "${build}" -f "${PKG_SOURCE_DIR}/Makefile" "MPICXX=${PKG_MPICXX}")
+       make -C "${build}" -f "${PKG_SOURCE_DIR}/Makefile" "MPICXX=${PKG_MPICXX}" CXXFLAGS=-O0)
 else()
   if(PKG_WAY STREQUAL "find_package")
     set(way_args "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
@@ -59,7 +58,7 @@ else()
   step("configure" "${CMAKE_COMMAND}" -S "${PKG_SOURCE_DIR}" -B "${build}"
        -G "${PKG_GENERATOR}"
        "-DCMAKE_CXX_COMPILER=${PKG_CXX_COMPILER}"
-       "-DCMAKE_BUILD_TYPE=${build_type}"
+       -DCMAKE_BUILD_TYPE=
        "-DMPIEXEC_EXECUTABLE=${PKG_MPIEXEC}"
        "-DHPCOLL_CONSUME=${PKG_WAY}"
        ${way_args})
