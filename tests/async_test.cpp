@@ -743,6 +743,24 @@ std::vector<int> roots_for(std::size_t n) {
   return r;
 }
 
+/// What check_against_blocking says of a nonblocking call.
+[[gnu::noinline]] std::string describe_nonblocking(const std::string& call, const char* policy, entry e,
+                                                   completion k) {
+  return call + ", policy " + policy + ", " + entry_name(e) + ", " + completion_name(k);
+}
+
+/// Completes the nonblocking call `r` on x in the way k says and checks its
+/// result against the oracle and, bit for bit, against the blocking call's on
+/// `ref`. Out of line: one copy per Case, not one per schedule and policy.
+template <class Case>
+[[gnu::noinline]] void check_nonblocking(hpcoll::request& r, completion k, const Case& x, const Case& ref,
+                                         const std::string& what) {
+  CHECK_MESSAGE(r.active(), what);
+  complete(r, k);
+  if (check_result(x, what))
+    CHECK_MESSAGE(std::ranges::equal(x.result(), ref.result()), what << ": differs from the blocking result");
+}
+
 /// Every form, count and root of Case with schedule Sch: the blocking call
 /// against the oracle, then each policy's nonblocking call (the entry point
 /// and completion rotating) against the oracle and, bit for bit, the blocking
@@ -765,15 +783,11 @@ void check_against_blocking(const hpcoll::communicator& c, std::vector<std::size
           ++turn;
           const entry e = dispatched ? static_cast<entry>(turn % 4) : static_cast<entry>(2 + turn % 2);
           const auto k = static_cast<completion>((turn / 4 + turn) % 4);
-          const std::string what = call + ", policy " + policy_name<P>() + ", " + entry_name(e) + ", " +
-                                   completion_name(k);
+          const std::string what = describe_nonblocking(call, policy_name<P>(), e, k);
           Case x(prm);
           x.fill(salt);
           hpcoll::request r = issue<Case, Sch, P>(x, c, e);
-          CHECK_MESSAGE(r.active(), what);
-          complete(r, k);
-          if (check_result(x, what))
-            CHECK_MESSAGE(std::ranges::equal(x.result(), ref.result()), what << ": differs from the blocking result");
+          check_nonblocking(r, k, x, ref, what);
         });
       }
     }
@@ -1233,6 +1247,30 @@ TEST_CASE("async.background_progress") {
 
 namespace {
 
+/// What check_persistent checks of the persistent request pr on x, built and
+/// not started, over `runs` runs. Out of line: one copy per Case, not one per
+/// schedule and policy.
+template <class Case>
+[[gnu::noinline]] void run_persistent(hpcoll::persistent_request& pr, Case& x, int runs, const std::string& what) {
+  // Built, not started: inactive; test and wait return at once.
+  CHECK_MESSAGE(!pr.active(), what);
+  CHECK(pr.ready());
+  CHECK(pr.test());
+  pr.wait();
+  for (int run = 0; run < runs; ++run) {
+    x.fill(next_salt());
+    pr.start();
+    CHECK_MESSAGE(pr.active(), what);
+    if (run == 1) {
+      // Refused before anything is sent: the tag sequence stays aligned.
+      CHECK_MESSAGE(contains(error_of([&] { pr.start(); }), "the previous run is still active"), what);
+      CHECK(pr.active());
+    }
+    complete(pr, static_cast<completion>(run % 4));
+    check_result(x, what + ", run " + std::to_string(run));
+  }
+}
+
 /// Builds Case's persistent request once (policy P as template argument or as
 /// argument), then starts it `runs` times with new data in the same buffers,
 /// completing it each time another way; start on an active request must fail.
@@ -1251,23 +1289,7 @@ void check_persistent(const hpcoll::communicator& c, params prm, int runs, bool 
     using C = typename Case::template coll<Sch, P>;
     pr = x.apply([&](auto&&... a) { return C::persistent(c, FWD(a)...); });
   }
-  // Built, not started: inactive; test and wait return at once.
-  CHECK_MESSAGE(!pr.active(), what);
-  CHECK(pr.ready());
-  CHECK(pr.test());
-  pr.wait();
-  for (int run = 0; run < runs; ++run) {
-    x.fill(next_salt());
-    pr.start();
-    CHECK_MESSAGE(pr.active(), what);
-    if (run == 1) {
-      // Refused before anything is sent: the tag sequence stays aligned.
-      CHECK_MESSAGE(contains(error_of([&] { pr.start(); }), "the previous run is still active"), what);
-      CHECK(pr.active());
-    }
-    complete(pr, static_cast<completion>(run % 4));
-    check_result(x, what + ", run " + std::to_string(run));
-  }
+  run_persistent(pr, x, runs, what);
 }
 
 template <class Case, class Sch = S::automatic>

@@ -294,6 +294,23 @@ std::string difference(std::span<const T> got, std::span<const T> want, long at)
          show(want[i]);
 }
 
+/// What check_call checks of a call's output `out`, of which `got` is this
+/// rank's result: it is native MPI's `want`; a rank without a result left its
+/// buffer as it was (`untouched`, when given); a floating-point result is the
+/// same bitwise on every rank (when `same_everywhere`, which every rank must
+/// pass alike: that check is collective).
+/// Out of line: one copy per element type, not one per collective and schedule.
+template <class T>
+[[gnu::noinline]] void check_result(std::span<const T> got, std::span<const T> want, const std::vector<T>& out,
+                                    const std::vector<T>* untouched, bool same_everywhere) {
+  const long at = hpcoll_test::first_difference(got, want);
+  CHECK_MESSAGE(at < 0, difference(got, want, at));
+  if (untouched) CHECK_MESSAGE(out == *untouched, "a non-root rank's output buffer was written");
+  if (same_everywhere)
+    CHECK_MESSAGE(hpcoll_test::identical_on_all_ranks(std::as_bytes(got)),
+                  "the floating-point result differs bitwise between ranks");
+}
+
 /// One call of collective Coll with Schedule, in both forms, against the
 /// native collective's result `native` computes on the same data. Not inlined,
 /// nor is check_op: inlined, every test case would be one function of hundreds
@@ -317,13 +334,8 @@ template <class Coll, class Schedule, class T, class Op>
       Coll::template run_in_place<Schedule>(c, in, out, op, root);
     else
       Coll::template run<Schedule>(c, in, out, op, root);
-    const auto got = std::span<const T>(out).first(mine ? n : 0);
-    const long at = hpcoll_test::first_difference(got, std::span<const T>(want));
-    CHECK_MESSAGE(at < 0, difference(got, std::span<const T>(want), at));
-    if (!mine && !in_place) CHECK_MESSAGE(out == untouched, "a non-root rank's output buffer was written");
-    if constexpr (Coll::same_result_everywhere && floating_point_data<T>)
-      CHECK_MESSAGE(hpcoll_test::identical_on_all_ranks(std::as_bytes(got)),
-                    "the floating-point result differs bitwise between ranks");
+    check_result(std::span<const T>(out).first(mine ? n : 0), std::span<const T>(want), out,
+                 !mine && !in_place ? &untouched : nullptr, Coll::same_result_everywhere && floating_point_data<T>);
   }
 }
 
