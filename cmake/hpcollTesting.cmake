@@ -20,11 +20,16 @@
 #       and each PASS variable to the caller's arg_<variable> (its cmake_parse_arguments
 #       prefix). Label "mpi".
 #
-#   hpcoll_test(NAME <name> SOURCES <src>... [LIBRARIES <lib>...] [TIMEOUT <s>] [COST <s>])
+#   hpcoll_test(NAME <name> SOURCES <src>... [LIBRARIES <lib>...] [TIMEOUT <s>] [COST <s>]
+#               [UNSANITIZED])
 #       Plain doctest executable test_<name> (doctest's own main); one ctest
 #       case per doctest test case, discovered from the executable when it is
 #       built (doctest_discover_tests), so no list of names is kept here.
 #       Label "unit". COST: about how many seconds a case takes (below).
+#       UNSANITIZED: in a sanitized build (HPCOLL_SANITIZE) the program is
+#       built only when asked for (cmake --build <dir> --target test_<name>)
+#       and run by hand, not by ctest: for pure computation that takes
+#       minutes a case under a sanitizer and runs in every other build.
 #
 # COST: ctest -j starts the tests in descending order of cost, which it learns
 # from earlier runs in the build tree (Testing/Temporary/CTestCostData.txt)
@@ -309,7 +314,7 @@ endfunction()
 
 # --- hpcoll_test ------------------------------------------------------------------
 function(hpcoll_test)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TIMEOUT;COST" "SOURCES;LIBRARIES")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "UNSANITIZED" "NAME;TIMEOUT;COST" "SOURCES;LIBRARIES")
   if(NOT arg_NAME OR NOT arg_SOURCES)
     message(FATAL_ERROR "hpcoll_test: NAME and SOURCES are required")
   endif()
@@ -324,6 +329,12 @@ function(hpcoll_test)
   set(target test_${arg_NAME})
   add_executable(${target} ${arg_SOURCES})
   target_link_libraries(${target} PRIVATE hpcoll_doctest_main hpcoll_test_options ${arg_LIBRARIES})
+  if(arg_UNSANITIZED AND HPCOLL_SANITIZE)
+    # No tests from it: doctest_discover_tests would add a failing
+    # <target>_NOT_BUILT test for a program not built.
+    set_target_properties(${target} PROPERTIES EXCLUDE_FROM_ALL TRUE)
+    return()
+  endif()
   # The ctest names are the doctest names ("verify.bcast"), so ctest -j
   # spreads a long suite over the cores. (PROPERTIES reach every test as a
   # flat list: one label only.)
