@@ -137,18 +137,6 @@ struct options {
   std::string command;
 };
 
-/// --p: a comma list of rank counts.
-std::vector<int> parse_ranks(const std::string& text) {
-  std::vector<int> out;
-  for (const std::string& t : hpcoll_bench::split(text, ',')) {
-    const double p = hpcoll_bench::parse_nonnegative(t);
-    if (p < 1 || p > 1 << 30 || p != std::floor(p)) throw std::invalid_argument("'" + t + "' is not a rank count");
-    out.push_back(static_cast<int>(p));
-  }
-  if (out.empty()) throw std::invalid_argument("no rank counts in '" + text + "'");
-  return out;
-}
-
 std::vector<std::string> parse_collectives(const std::string& text) {
   return hpcoll_bench::parse_names(text, {"allreduce", "bcast", "allgather", "alltoall"});
 }
@@ -183,7 +171,7 @@ hpcoll_bench::command_line command_line_for(options& o) {
       ("copy", seconds(&o.m.copy, "S"), "seconds per byte copied locally")
       ("collectives", hpcoll_bench::value_of(&o.collectives, "a,b", parse_collectives),
        "any of allreduce, bcast, allgather, alltoall (default all)")
-      ("p", hpcoll_bench::value_of(&o.ps, "2,3,4,...", parse_ranks),
+      ("p", hpcoll_bench::value_of(&o.ps, "2,3,4,...", hpcoll_bench::parse_rank_counts),
        "communicator sizes (default 2 .. 65536, 24 of them)")
       ("sizes", hpcoll_bench::value_of(&o.sizes, "MIN:MAX[:FACTOR]", parse_grid),
        "message sizes in bytes from MIN by FACTOR (default 4) up to MAX, MAX always included; e.g. 1Ki:16Mi:2 "

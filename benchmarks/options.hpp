@@ -74,6 +74,15 @@ inline double parse_nonnegative(const std::string& text) {
   return v;
 }
 
+/// A comma list of communicator sizes, each an integer 1..2^30.
+inline std::vector<int> parse_rank_counts(const std::string& text) {
+  std::vector<int> out;
+  for (const std::string& t : split(text, ','))
+    out.push_back(static_cast<int>(parse_integer(t, 1, std::uint64_t{1} << 30)));
+  if (out.empty()) throw std::invalid_argument("no rank counts in '" + text + "'");
+  return out;
+}
+
 /// A conversion for value_of(): a decimal integer in [least, most] (parse_integer).
 inline auto integer_in(std::uint64_t least, std::uint64_t most) {
   return [=](const std::string& text) { return parse_integer(text, least, most); };
@@ -265,6 +274,9 @@ struct command_line {
   /// Arguments not declared (unknown options, positional arguments) are handed back in
   /// parsed_command_line::passed instead of being an error (hpcoll_bench: Google Benchmark's).
   bool pass_unknown = false;
+  /// The option (declared composing) whose values bare arguments are; empty: a bare argument
+  /// is an error.
+  std::string bare;
 };
 
 struct parsed_command_line {
@@ -309,6 +321,8 @@ inline parsed_command_line parse_command_line(int argc, char** argv, const comma
     // No abbreviations: a misspelt option is an error, not a guess.
     parser.options(all).style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing);
     if (cl.pass_unknown) parser.allow_unregistered();
+    po::positional_options_description bare;
+    if (!cl.bare.empty()) parser.positional(bare.add(cl.bare.c_str(), -1));
     po::parsed_options parsed = parser.run();
     // The last of repeated options wins (as with a script's defaults before the user's options).
     std::set<std::string> seen;
@@ -325,7 +339,8 @@ inline parsed_command_line parse_command_line(int argc, char** argv, const comma
       out.passed = po::collect_unrecognized(parsed.options, po::include_positional);
     } else {
       for (const po::option& o : parsed.options)
-        if (o.position_key >= 0) throw po::error("unexpected argument '" + o.original_tokens.front() + "'");
+        if (o.position_key >= 0 && cl.bare.empty())
+          throw po::error("unexpected argument '" + o.original_tokens.front() + "'");
     }
     po::variables_map values;
     po::store(parsed, values);

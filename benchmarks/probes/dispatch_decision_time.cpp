@@ -6,6 +6,7 @@
 // the median of a few.
 //
 //   build/benchmarks/probe_dispatch_decision_time [p ...]    (default: 8 64 256 1024 4096 65536)
+//   build/benchmarks/probe_dispatch_decision_time --help
 //
 // Vector collectives decide for 4 MiB of floats, block collectives (allgatherv
 // too) for blocks of 256 floats, gatherv and alltoallv for their nominal blocks
@@ -15,9 +16,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
+
+#include "../options.hpp"
 
 namespace {
 
@@ -43,8 +45,20 @@ void time_decision(const Shape& shape, int trials) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::vector<std::string> given;
   std::vector<int> sizes;
-  for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+  hpcoll_bench::command_line cl{"probe_dispatch_decision_time",
+                                "usage: probe_dispatch_decision_time [p ...]   (no MPI: the dispatcher's decisions)"};
+  cl.options.add_options()(
+      "p", hpcoll_bench::po::value(&given)->composing()->value_name("P,..."),
+      "communicator sizes, also as bare arguments (default 8 64 256 1024 4096 65536)");
+  cl.bare = "p";
+  const auto check = [&] {
+    for (const std::string& g : given)
+      for (const int p : hpcoll_bench::parse_rank_counts(g)) sizes.push_back(p);
+  };
+  if (const auto parsed = hpcoll_bench::parse_command_line(argc, argv, cl, true, check); parsed.exit)
+    return *parsed.exit;
   if (sizes.empty()) sizes = {8, 64, 256, 1024, 4096, 65536};
   constexpr std::size_t vector_elems = std::size_t{1} << 20, block_elems = 256, f = sizeof(float);
   for (const int p : sizes) {
