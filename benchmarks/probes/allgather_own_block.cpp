@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Probe behind docs/benchmarks.md ("Allgather at np = 2"): hpcoll's allgather
 // next to its all-to-all of the same volume and the native calls, 32 KiB
-// blocks, rank 0's mean per call after 50 warm-up calls.
+// blocks, the slowest rank's mean per call after 50 warm-up calls.
 //   mpiexec -n 2 --bind-to none build/benchmarks/probe_allgather_own_block [--calls N]
 #include <hpcoll/hpcoll.hpp>
 
 #include <mpi.h>
 
 #include <cstdio>
+#include <functional>
 #include <vector>
 
 #include "../options.hpp"
@@ -17,14 +18,10 @@ namespace {
 
 namespace S = hpcoll::schedule;
 
-/// Rank 0's mean time per call of f over `calls` calls, in µs.
-template <class F>
-double mean_us(int calls, F f) {
+/// The slowest rank's mean time per call of f over `calls` calls, in µs, after 50 warm-up calls.
+double mean_us(int calls, const std::function<void()>& f) {
   for (int i = 0; i < 50; ++i) f();
-  MPI_Barrier(MPI_COMM_WORLD);
-  const double start = MPI_Wtime();
-  for (int i = 0; i < calls; ++i) f();
-  return (MPI_Wtime() - start) / calls * 1e6;
+  return hpcoll_bench::slowest_mean_ns(f, calls) / 1000;
 }
 
 int run(int argc, char** argv) {
