@@ -144,8 +144,8 @@ endif()
 option(HPCOLL_WARNINGS_AS_ERRORS "Build the tests with -Werror" OFF)
 # The test programs check what the library computes; the programs that are
 # measured or used (benchmarks, apps, libhpcoll_mpi) keep the build type's
-# level. At -O1 the tests compile in about half the time of -O3 (the whole set
-# 1,701 -> 905 s of compiler time, 2026-12-01) and run about as fast.
+# level. At -O1 the tests compile in about half the time of -O3 (1,701 -> 905 s
+# of g++ on 2 cores) and run about 70 s longer (docs/testing.md).
 set(HPCOLL_TEST_OPTIMIZATION "-O1" CACHE STRING
     "Optimization flag of the test programs in Release, RelWithDebInfo and MinSizeRel builds (empty: the build type's)")
 set(HPCOLL_SANITIZE "" CACHE STRING "Sanitizer for the tests: empty, thread or address (with undefined)")
