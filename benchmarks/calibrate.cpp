@@ -43,6 +43,11 @@
 //                to 16 bytes; eager_bytes is the last size before it,
 //                rendezvous its height (0, and eager_bytes 256 KiB, when there
 //                is no such jump).
+//   eager_copy   the slope of the ping-pong sizes from 1 byte to eager_bytes
+//                with alpha fixed (weighted as the alpha-beta fit), less beta:
+//                eager messages are copied in and out of the transport's
+//                buffers; 0 when there is no protocol step or the slope is
+//                below beta.
 //   switch_time  ranks 0 and 1 on one core (Linux affinity): the one-way time
 //                of 8 bytes then, minus that on their own cores — what a rank
 //                waiting for a message pays for each other rank on its core.
@@ -212,6 +217,19 @@ struct pingpong_point {
   std::vector<double> samples;  // one-way seconds
   double median = 0;
 };
+
+/// t(n) = alpha + n * slope over the sizes 1..eager_bytes, alpha fixed,
+/// least squares weighted by 1/t^2; `beta` where no such size was measured or
+/// the slope is not positive (a noisy run).
+double fit_eager_beta(const std::vector<pingpong_point>& points, std::size_t eager_bytes, double alpha, double beta) {
+  double num = 0, den = 0;
+  for (const pingpong_point& q : points) {
+    if (q.bytes == 0 || q.bytes > eager_bytes) continue;
+    const double n = static_cast<double>(q.bytes), w = 1 / (q.median * q.median);
+    num += w * n * (q.median - alpha), den += w * n * n;
+  }
+  return den > 0 && num > 0 ? num / den : beta;
+}
 
 pingpong_point pingpong(MPI_Comm comm, int rank, std::size_t bytes, int samples, int batch, std::vector<char>& buf) {
   pingpong_point p;
@@ -763,8 +781,16 @@ int run(int argc, char** argv) {
   std::vector<double> t_data;
   for (const pingpong_point& p : points) t_data.push_back(p.median - handshake(p.bytes));
   const line_fit ab = step.found ? fit_alpha_beta(n, t_data) : straight;
+  const double eager_beta = step.found ? fit_eager_beta(points, step.eager_bytes, ab.intercept, ab.slope) : ab.slope;
+  const double eager_copy = std::max(0.0, eager_beta - ab.slope);
+  // The one-way time as the cost model prices it (its handshake is never below
+  // the largest eager message's extra cost).
+  const hpcoll::machine priced{.alpha = ab.intercept, .beta = ab.slope, .eager_bytes = step.eager_bytes,
+                               .rendezvous = step.rendezvous, .eager_copy = eager_copy};
   const auto model_time = [&](std::size_t bytes) {
-    return ab.intercept + ab.slope * static_cast<double>(bytes) + handshake(bytes);
+    if (bytes > step.eager_bytes)
+      return priced.alpha + priced.beta * static_cast<double>(bytes) + priced.handshake();
+    return priced.alpha + (priced.beta + priced.eager_copy) * static_cast<double>(bytes);
   };
 
   // 3. Gap and overhead.
@@ -835,6 +861,7 @@ int run(int argc, char** argv) {
       if (g <= midpoint) p.base.cache_bytes = bytes;
     p.base.eager_bytes = step.eager_bytes;
     p.base.rendezvous = step.rendezvous;
+    p.base.eager_copy = eager_copy;
     // On one core, a message waits for the other rank to be scheduled: the
     // time beyond the same message between two cores.
     const double separate = crowded.apart.median;
@@ -872,8 +899,8 @@ int run(int argc, char** argv) {
     }
     m.set("pingpong", std::move(pp));
     json::value fit;
-    fit.set("model", "t(n) = alpha + n * beta (+ rendezvous beyond eager_bytes), one-way time (round trip / 2), "
-                     "median per size");
+    fit.set("model", "t(n) = alpha + n * (beta + eager_copy) up to eager_bytes, alpha + n * beta + rendezvous "
+                     "beyond, one-way time (round trip / 2), median per size");
     if (step.found) {
       json::value one_line;
       one_line.set("alpha", straight.intercept);
@@ -885,6 +912,8 @@ int run(int argc, char** argv) {
                                   : "least squares weighted by 1/t^2 (relative residuals)");
     fit.set("alpha", ab.intercept);
     fit.set("beta", ab.slope);
+    fit.set("eager_slope", eager_beta);
+    fit.set("eager_copy", eager_copy);
     fit.set("rms_relative_residual", ab.rms_rel);
     fit.set("max_relative_residual", ab.max_rel);
     json::value abs_fit;
@@ -1031,8 +1060,8 @@ int run(int argc, char** argv) {
                 per_byte(p.base.gamma).c_str(), per_byte(p.base.gamma_cached).c_str(),
                 human_bytes(p.base.cache_bytes).c_str());
     if (step.found)
-      std::printf("  protocol  eager up to %zu B; rendezvous %s more per message\n", p.base.eager_bytes,
-                  us(p.base.rendezvous).c_str());
+      std::printf("  protocol  eager up to %zu B, %.3e s/B more per byte; rendezvous %s more per message\n",
+                  p.base.eager_bytes, p.base.eager_copy, us(p.base.rendezvous).c_str());
     else
       std::printf("  protocol  no step between 1 KiB and 256 KiB (rendezvous 0)\n");
     if (crowded.measured)

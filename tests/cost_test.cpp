@@ -142,6 +142,27 @@ TEST_CASE("cost.protocol_cache_and_crowding") {
     CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, n, 1}, link), a + (p - 2) * a + (p - 1) * (r + N * b));
     // Eager messages are copied by their sender too.
     CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, 1000, 1}, m), a + (p - 2) * a + (p - 1) * 1000 * b);
+    // Copied into the transport's buffers and out again, an eager message's
+    // bytes cost its receiver eager_copy more each, a rendezvous message's do
+    // not; a sender's link carries its bytes at β.
+    machine buffered = m;
+    buffered.eager_copy = 2 * b;
+    const hpcoll::prediction eager = predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, 1000, 1}, buffered);
+    CHECK_COST(eager, ceil_lg(p) * (a + 1000 * 3 * b));
+    CHECK(eager.critical.eager_bytes == ceil_lg(p) * 1000);
+    CHECK(eager.critical.bytes == 0);
+    const hpcoll::prediction rendezvous = predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, n, 1}, buffered);
+    CHECK_COST(rendezvous, ceil_lg(p) * (a + r + N * b));
+    CHECK(rendezvous.critical.eager_bytes == 0);
+    CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, 1000, 1}, buffered),
+               std::max(a + (p - 2) * a + (p - 1) * 1000 * b, a + 1000 * 3 * b));
+    // A handshake quicker than the largest eager message's extra cost is
+    // priced at that cost: one byte more never costs less.
+    machine quick = buffered;
+    quick.rendezvous = 1000 * b;
+    CHECK_COST(predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, 1001, 1}, quick), ceil_lg(p) * (a + 2000 * b + 1001 * b));
+    CHECK(predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, 1001, 1}, quick).seconds >
+          predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, 1000, 1}, quick).seconds);
   }
   // In cache: a round that reduces at most cache_bytes does so at gamma_cached.
   m = hockney;
@@ -210,9 +231,11 @@ namespace {
 /// the sample's largest (blocks of an uneven layout differ by one element), so
 /// in each round each term of the critical path may differ by one element's
 /// bytes — and where blocks of one and no element meet (counts below p), by one
-/// message. Checked: |Δseconds| ≤ rounds · (α + elem_size · (β + γ + copy)),
-/// and the same bound per term; where every block has the same count, relative
-/// 1e-12.
+/// message. One element may also take a message across the eager size: the
+/// link's bytes then move between the β and the eager term, so their sum is
+/// compared. Checked: |Δseconds| ≤ rounds · (α + elem_size · (β + eager_copy +
+/// γ + copy)), and the same bound per term; where every block has the same
+/// count, relative 1e-12, each term alone.
 struct shortcut_check {
   const machine& m;
   int compared = 0;
@@ -228,9 +251,13 @@ struct shortcut_check {
       if (blocks_alike) return x == doctest::Approx(y).epsilon(1e-12).scale(1e-300);
       return std::abs(x - y) <= rounds * per_round * (1 + 1e-12) + 1e-15;
     };
-    CHECK(near(fast.seconds, full.seconds, m.alpha + es * (m.beta + m.gamma + m.copy)));
+    CHECK(near(fast.seconds, full.seconds, m.alpha + es * (m.beta + m.eager_copy + m.gamma + m.copy)));
     CHECK(near(fast.critical.messages, full.critical.messages, 1));
-    CHECK(near(fast.critical.bytes, full.critical.bytes, es));
+    CHECK(near(fast.critical.bytes + fast.critical.eager_bytes, full.critical.bytes + full.critical.eager_bytes, es));
+    if (blocks_alike) {
+      CHECK(near(fast.critical.bytes, full.critical.bytes, es));
+      CHECK(near(fast.critical.eager_bytes, full.critical.eager_bytes, es));
+    }
     CHECK(near(fast.critical.reduced, full.critical.reduced, es));
     CHECK(near(fast.critical.copied, full.critical.copied, es));
     ++compared;
@@ -251,13 +278,20 @@ TEST_CASE("cost.shortcuts") {
   // Above 64 ranks the dispatcher takes the shortcuts schedules declare
   // (sampled ranks, cost hints); for every candidate of every collective it
   // must find the full walk's cost, rounds and critical terms — on a machine
-  // whose protocol step and cache size fall inside the sizes tried. (A crowded
-  // machine gets the full walk: see predict_sampled.)
+  // whose protocol step and cache size fall inside the sizes tried, and
+  // whose eager bytes cost more than the others: one process count in two
+  // with a handshake above the largest eager message's extra cost, one in two
+  // with one below, which the model raises to it. (A crowded machine gets the
+  // full walk: see predict_sampled.)
   const machine m{.alpha = 3e-6, .beta = 7e-10, .gamma = 1.3e-9, .gap = 1e-6, .overhead = 0, .copy = 2e-10,
                   .eager_bytes = 1000, .rendezvous = 4e-6, .cache_bytes = 20000, .gamma_cached = 3e-10,
-                  .copy_cached = 1e-10};
-  shortcut_check c{m};
+                  .copy_cached = 1e-10, .eager_copy = 9e-10};
+  machine quick_handshake = m;
+  quick_handshake.rendezvous = 4e-7;
+  shortcut_check slow_handshakes{m}, quick_handshakes{quick_handshake};
+  int count_index = 0;
   for (const int p : {65, 100, 128, 200, 257, 300, 384, 513, 1000, 2048}) {
+    shortcut_check& c = count_index++ % 2 == 0 ? slow_handshakes : quick_handshakes;
     const auto P = static_cast<std::size_t>(p);
     // Elements of a vector collective's vector: none, one, fewer than p, uneven, a multiple of p, large.
     std::vector<std::size_t> vectors{0, 1, P / 3, 3 * P + 1, 4 * P, std::size_t{1} << 18};
@@ -304,7 +338,8 @@ TEST_CASE("cost.shortcuts") {
       }
     }
   }
-  CHECK(c.compared > 5000);
+  CHECK(slow_handshakes.compared > 2500);
+  CHECK(quick_handshakes.compared > 2500);
 }
 
 TEST_CASE("cost.busiest_run_sum") {
@@ -313,10 +348,11 @@ TEST_CASE("cost.busiest_run_sum") {
   hpcoll::detail::stated_hints h;
   h.first = {.sends = 0, .recvs = 0, .out = 0, .in = 40, .reduced = 3, .copied = 0};
   h.growth = {.sends = 1, .recvs = 0, .out = 7, .in = 0, .reduced = 1, .copied = 2};
-  // The protocol step (56 bytes a message) and the cache size are crossed within the run.
+  // The protocol step (56 bytes a message), the cache size and the side whose bytes take
+  // longest (the received eager ones, then the sent ones) are crossed within the run.
   const machine m{.alpha = 3e-6, .beta = 7e-10, .gamma = 1.3e-9, .gap = 1e-6, .overhead = 0, .copy = 2e-10,
                   .eager_bytes = 50, .rendezvous = 4e-6, .cache_bytes = 400, .gamma_cached = 3e-10,
-                  .copy_cached = 1e-10};
+                  .copy_cached = 1e-10, .eager_copy = 9e-10};
   for (const int rounds : {1, 2, 9, 100, 1001}) {
     for (const int recvs : {0, 4}) {
       h.first.recvs = recvs;
@@ -331,6 +367,7 @@ TEST_CASE("cost.busiest_run_sum") {
       CHECK(sum.seconds == doctest::Approx(each.seconds).epsilon(1e-12));
       CHECK(sum.critical.messages == doctest::Approx(each.critical.messages).epsilon(1e-12));
       CHECK(sum.critical.bytes == doctest::Approx(each.critical.bytes).epsilon(1e-12));
+      CHECK(sum.critical.eager_bytes == doctest::Approx(each.critical.eager_bytes).epsilon(1e-12));
       CHECK(sum.critical.reduced == doctest::Approx(each.critical.reduced).epsilon(1e-12));
       CHECK(sum.critical.copied == doctest::Approx(each.critical.copied).epsilon(1e-12));
       CHECK(sum.critical.handshakes == doctest::Approx(each.critical.handshakes).epsilon(1e-12));

@@ -91,6 +91,7 @@ TEST_CASE("machine_file.round_trip") {
   p.base.inter_beta = 8e-9;
   p.base.port_beta = 8.5e-9;
   p.base.source_beta = 7.5e-11;
+  p.base.eager_copy = 3.5e-10;
   p.gammas = {{"sum", "int32", 1.1e-10}, {"sum", "float64", 2.2e-10}, {"max", "uint8", 0.0}};
   p.measured = R"({"host":"node \"1\"","np":2,"pingpong":[{"bytes":0,"seconds":1.3e-06}]})";
 
@@ -114,6 +115,7 @@ TEST_CASE("machine_file.round_trip") {
   CHECK(contains(text, "\"switch_time\": 7e-06,"));
   CHECK(contains(text, "\"receiver_copies\": false,"));
   CHECK(contains(text, "\"inter_alpha\": 3.5e-06,\n  \"inter_beta\": 8e-09,\n  \"port_beta\": 8.5e-09,"));
+  CHECK(contains(text, "\"eager_copy\": 3.5e-10,"));
   for (double d : {1.0 / 3, 2e-6, 6.02214076e23, 5e-324, 1.7976931348623157e308, 0.1 + 0.2}) {
     p.base.beta = d;
     CHECK(hpcoll::parse_machine_profile(hpcoll::machine_profile_text(p), "<text>").base.beta == d);
@@ -157,6 +159,7 @@ TEST_CASE("machine_file.round_trip") {
   CHECK_FALSE(w.base.receiver_copies);
   CHECK(h.base.receiver_copies);
   CHECK(w.base.rendezvous == hpcoll::machine{}.rendezvous);
+  CHECK(h.base.eager_copy == 0);  // every byte at β, as files from before the key
   CHECK(h.base.port_beta == hpcoll::machine{}.port_beta);
   CHECK(h.gammas.size() == 3);
   CHECK(h.measured == R"({"host":"example","np":2,"samples":[1,2,3]})");
@@ -274,6 +277,8 @@ TEST_CASE("machine_file.malformed_file") {
        "\"cache_bytes\" is -1; it must be a whole number of bytes"},
       {"rendezvous.json", replaced(valid_file, "\"copy\": 9e-11", "\"copy\": 9e-11, \"rendezvous\": -2e-6"),
        "\"rendezvous\" is negative (-2e-6)"},
+      {"eager_copy.json", replaced(valid_file, "\"copy\": 9e-11", "\"copy\": 9e-11, \"eager_copy\": \"fast\""),
+       "\"eager_copy\" must be a number"},
       {"switch.json", replaced(valid_file, "\"copy\": 9e-11", "\"copy\": 9e-11, \"switch_time\": \"1us\""),
        "\"switch_time\" must be a number"},
       {"receiver_copies.json", replaced(valid_file, "\"copy\": 9e-11", "\"copy\": 9e-11, \"receiver_copies\": 1"),
@@ -391,6 +396,8 @@ TEST_CASE("machine_file.calibrated" * doctest::skip()) {
   CHECK(p.base.copy_cached > 0);
   CHECK(p.base.cache_bytes >= std::size_t{64} << 10);
   CHECK(p.base.eager_bytes >= 1024);
+  CHECK(p.base.eager_copy >= 0);
+  CHECK(std::isfinite(p.base.eager_copy));
   for (const char* o : {"sum", "prod", "min", "max"})
     for (const char* t : {"int32", "int64", "float32", "float64"}) {
       CAPTURE(o);

@@ -6,11 +6,14 @@
 //     α + (m − 1)·g                 for its m messages: sends + receives, one less when it does both
 //                                   (an exchange's send and receive overlap; every other message
 //                                   costs the rank its own gap); g = α is Hockney's m·α
-//   + rendezvous · h                for its h messages beyond the transport's eager size
+//   + rendezvous · h                for its h messages beyond the transport's eager size (at least
+//                                   eager_bytes · eager_copy: no message costs less than a smaller one)
 //   + max(β · max(bytes sent, bytes received),   (links are full duplex; with receiver_copies
 //         source_beta · rendezvous bytes sent)    a rendezvous message's bytes are copied by its
 //                                                 receiver, and the copies of all of a sender's
-//                                                 receivers share its memory's bandwidth)
+//                                                 receivers share its memory's bandwidth; bytes
+//                                                 received in eager messages, copied into and out
+//                                                 of the transport's buffers, at β + eager_copy)
 //   + γ · bytes reduced + copy · bytes copied locally (in-cache rates when the round's bytes fit)
 //   + 2 (ranks per core − 1) · switch_time  on a crowded node, when it receives and sends on in
 //                                           the next round: the message it waits for needed its
@@ -49,13 +52,14 @@ namespace hpcoll {
 /// The quantities a cost is made of, summed over rounds along the critical
 /// rank of each round (the rank whose round took longest).
 struct cost_terms {
-  double messages = 0;    ///< α terms (gap terms counted as messages beyond the first)
-  double handshakes = 0;  ///< rendezvous terms: messages beyond the eager size
-  double bytes = 0;       ///< β terms
-  double sourced = 0;     ///< source_beta terms: rendezvous bytes receivers copy out of this rank
-  double reduced = 0;     ///< γ terms
-  double copied = 0;      ///< copy terms
-  double waits = 0;       ///< rounds in which the rank receives what it sends on next round (a crowded node charges them)
+  double messages = 0;     ///< α terms (gap terms counted as messages beyond the first)
+  double handshakes = 0;   ///< rendezvous terms: messages beyond the eager size
+  double bytes = 0;        ///< β terms
+  double eager_bytes = 0;  ///< β + eager_copy terms: bytes received in messages within the eager size
+  double sourced = 0;      ///< source_beta terms: rendezvous bytes receivers copy out of this rank
+  double reduced = 0;      ///< γ terms
+  double copied = 0;       ///< copy terms
+  double waits = 0;        ///< rounds in which the rank receives what it sends on next round (a crowded node charges them)
 };
 
 struct prediction {
@@ -72,19 +76,53 @@ constexpr int beyond_eager(int count, std::size_t elems, std::size_t elem_size, 
   return count > 0 && elems * elem_size > m.eager_bytes * static_cast<std::size_t>(count) ? count : 0;
 }
 
+/// What a rank's link carries in a round: the side (sent or received) that
+/// takes longer, and that side's elements. Received eager messages cost β +
+/// eager_copy a byte: they reach the rank after two copies, into the
+/// transport's buffers and out of them.
+struct link_load {
+  std::size_t elems = 0;
+  bool eager_received = false;  ///< the received side decides, and its messages are eager
+  bool received = false;        ///< the received side decides
+  int rendezvous_sends = 0;     ///< the round's sends beyond the eager size
+  int rendezvous_recvs = 0;
+};
+
+constexpr link_load link_of(const round_load& l, std::size_t elem_size, const machine& m) {
+  link_load k;
+  k.rendezvous_sends = beyond_eager(l.sends, l.out, elem_size, m);
+  k.rendezvous_recvs = beyond_eager(l.recvs, l.in, elem_size, m);
+  // Receivers that copy out of the sender's memory leave the sender's link idle.
+  const std::size_t out = m.receiver_copies && k.rendezvous_sends > 0 ? 0 : l.out;
+  const double in_rate = k.rendezvous_recvs > 0 ? m.beta : m.beta + m.eager_copy;
+  k.received = static_cast<double>(l.in) * in_rate > static_cast<double>(out) * m.beta;
+  k.elems = k.received ? l.in : out;
+  k.eager_received = k.received && k.rendezvous_recvs == 0;
+  return k;
+}
+
 /// A rank's terms in a round; `forwards`: it receives, and sends in the next round.
 constexpr cost_terms terms(const round_load& l, std::size_t elem_size, const machine& m, bool forwards) {
   const int messages = l.sends + l.recvs - (l.sends > 0 && l.recvs > 0 ? 1 : 0);
-  const int rendezvous_sends = beyond_eager(l.sends, l.out, elem_size, m);
-  const int handshakes = std::max(rendezvous_sends, beyond_eager(l.recvs, l.in, elem_size, m));
+  const link_load link = link_of(l, elem_size, m);
+  const int handshakes = std::max(link.rendezvous_sends, link.rendezvous_recvs);
   const auto bytes = [&](std::size_t elems) { return static_cast<double>(elems * elem_size); };
-  // Receivers that copy out of the sender's memory leave the sender's link idle but share its
-  // memory; on a crowded node they cannot copy at once (they take turns on the cores).
-  const bool receivers_copy = m.receiver_copies && rendezvous_sends > 0;
-  const std::size_t out = receivers_copy ? 0 : l.out;
-  const bool shared_source = receivers_copy && !(m.ranks_per_core > 1);
-  return {static_cast<double>(messages), static_cast<double>(handshakes), bytes(std::max(out, l.in)),
-          shared_source ? bytes(l.out) : 0.0, bytes(l.reduced), bytes(l.copied), forwards && l.recvs > 0 ? 1.0 : 0.0};
+  // The copies of a sender's rendezvous receivers share its memory; on a crowded node they
+  // cannot copy at once (they take turns on the cores).
+  const bool shared_source = m.receiver_copies && link.rendezvous_sends > 0 && !(m.ranks_per_core > 1);
+  return {static_cast<double>(messages),
+          static_cast<double>(handshakes),
+          link.eager_received ? 0.0 : bytes(link.elems),
+          link.eager_received ? bytes(link.elems) : 0.0,
+          shared_source ? bytes(l.out) : 0.0,
+          bytes(l.reduced),
+          bytes(l.copied),
+          forwards && l.recvs > 0 ? 1.0 : 0.0};
+}
+
+/// The time of the bytes on a rank's link in a round's terms.
+constexpr double link_seconds(const cost_terms& t, const machine& m) {
+  return t.bytes * m.beta + t.eager_bytes * (m.beta + m.eager_copy);
 }
 
 /// The time of one round's terms (a rank's; rates chosen by the round's bytes).
@@ -94,7 +132,8 @@ constexpr double seconds(const cost_terms& t, const machine& m) {
   const double gamma = cached(t.reduced) ? m.gamma_cached : m.gamma;
   const double copy = cached(t.copied) ? m.copy_cached : m.copy;
   const double crowding = m.ranks_per_core > 1 ? 2 * (m.ranks_per_core - 1) * m.switch_time : 0;
-  return latency + t.handshakes * m.rendezvous + std::max(t.bytes * m.beta, t.sourced * m.source_beta) +
+  const double handshakes = t.handshakes > 0 ? t.handshakes * m.handshake() : 0;
+  return latency + handshakes + std::max(link_seconds(t, m), t.sourced * m.source_beta) +
          t.reduced * gamma + t.copied * copy + t.waits * crowding;
 }
 
@@ -106,7 +145,7 @@ constexpr int regime(const round_load& l, std::size_t elem_size, const machine& 
   return over(l.sends >= l.recvs, 0) | over(l.out >= l.in, 1) | over(l.sends > 0, 2) | over(l.recvs > 0, 3) |
          over(beyond_eager(l.sends, l.out, elem_size, m) > 0, 4) | over(beyond_eager(l.recvs, l.in, elem_size, m) > 0, 5) |
          over(t.reduced > static_cast<double>(m.cache_bytes), 6) | over(t.copied > static_cast<double>(m.cache_bytes), 7) |
-         over(t.bytes * m.beta >= t.sourced * m.source_beta, 8);
+         over(link_seconds(t, m) >= t.sourced * m.source_beta, 8) | over(link_of(l, elem_size, m).received, 9);
 }
 
 /// The cost of some rounds: their time and the critical path's terms.
@@ -119,6 +158,7 @@ struct rounds_cost {
     critical.messages += times * o.critical.messages;
     critical.handshakes += times * o.critical.handshakes;
     critical.bytes += times * o.critical.bytes;
+    critical.eager_bytes += times * o.critical.eager_bytes;
     critical.sourced += times * o.critical.sourced;
     critical.reduced += times * o.critical.reduced;
     critical.copied += times * o.critical.copied;
@@ -182,10 +222,11 @@ inline constexpr int sampled_above = 64;
 /// The ranks whose position makes them the busiest of some round in the
 /// schedules that declare `sampled_cost`, relative to the root: the first and
 /// last few, the powers of two and their neighbours (tree and
-/// recursive-doubling partners), the edge of the fold of non-powers of two and
-/// the tree nodes above the wrap of the root's blocks. Made once a prediction.
+/// recursive-doubling partners), the edge of the fold of non-powers of two,
+/// the tree nodes above the wrap of the root's blocks and the boundaries of
+/// the blocks cut at p, these two with their neighbours. Made once a prediction.
 struct rank_sample {
-  int ranks[256] = {};  // 167 at most, for p up to 2^31
+  int ranks[512] = {};  // 384 at most, for p up to 2^31
   int count = 0;
 
   template <class Shape>
@@ -204,9 +245,14 @@ struct rank_sample {
     const int rem = p - static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
     for (int v = 2 * rem - 2; v <= 2 * rem + 1; ++v) add(v);
     // Where a root's blocks wrap from rank p − 1 to rank 0, a tree node's
-    // subtree is two pieces: the wrap point and its ancestors.
+    // subtree is two pieces: the wrap point and its ancestors. Where blocks
+    // are cut at p, a group's partner group is smaller. With their
+    // neighbours: a rank of a smaller block can be the slowest (an eager
+    // message's bytes cost more than a rendezvous one's, machine::eager_copy).
     const int wrap = p - root;
-    for (int k = 0; (1LL << k) < p; ++k) add((wrap >> k) << k), add(((wrap - 1) >> k) << k);
+    for (int k = 0; (1LL << k) < p; ++k)
+      for (const int point : {(wrap >> k) << k, ((wrap - 1) >> k) << k, ((p - 1) >> k) << k})
+        for (int v = point - 1; v <= point + 1; ++v) add(v);
     for (int i = 0; i < count; ++i) ranks[i] = (ranks[i] + root) % p;
   }
 };
