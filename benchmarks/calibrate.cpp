@@ -192,6 +192,17 @@ void residuals(line_fit& f, const std::vector<double>& x, const std::vector<doub
   f.rms_rel = std::sqrt(sq / static_cast<double>(x.size()));
 }
 
+/// The slope of t = intercept + slope * x with the intercept fixed, least
+/// squares weighted by 1/t^2; 0 without data.
+double slope_through(double intercept, const std::vector<double>& x, const std::vector<double>& t) {
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double w = 1 / (t[i] * t[i]);
+    num += w * x[i] * (t[i] - intercept), den += w * x[i] * x[i];
+  }
+  return den > 0 ? num / den : 0;
+}
+
 /// The α-β fit: relative weights; when that gives α <= 0 or β <= 0 (a noisy
 /// run), α is the smallest message's time and β is fitted with α fixed.
 line_fit fit_alpha_beta(const std::vector<double>& n, const std::vector<double>& t) {
@@ -199,12 +210,7 @@ line_fit fit_alpha_beta(const std::vector<double>& n, const std::vector<double>&
   if (!(f.intercept > 0 && f.slope > 0)) {
     f.fallback = true;
     f.intercept = t.front();
-    double num = 0, den = 0;
-    for (std::size_t i = 0; i < n.size(); ++i) {
-      const double w = 1 / (t[i] * t[i]);
-      num += w * n[i] * (t[i] - f.intercept), den += w * n[i] * n[i];
-    }
-    f.slope = den > 0 ? std::max(num / den, 1e-15) : 1e-15;
+    f.slope = std::max(slope_through(f.intercept, n, t), 1e-15);
   }
   residuals(f, n, t);
   return f;
@@ -217,19 +223,6 @@ struct pingpong_point {
   std::vector<double> samples;  // one-way seconds
   double median = 0;
 };
-
-/// t(n) = alpha + n * slope over the sizes 1..eager_bytes, alpha fixed,
-/// least squares weighted by 1/t^2; `beta` where no such size was measured or
-/// the slope is not positive (a noisy run).
-double fit_eager_beta(const std::vector<pingpong_point>& points, std::size_t eager_bytes, double alpha, double beta) {
-  double num = 0, den = 0;
-  for (const pingpong_point& q : points) {
-    if (q.bytes == 0 || q.bytes > eager_bytes) continue;
-    const double n = static_cast<double>(q.bytes), w = 1 / (q.median * q.median);
-    num += w * n * (q.median - alpha), den += w * n * n;
-  }
-  return den > 0 && num > 0 ? num / den : beta;
-}
 
 pingpong_point pingpong(MPI_Comm comm, int rank, std::size_t bytes, int samples, int batch, std::vector<char>& buf) {
   pingpong_point p;
@@ -781,7 +774,14 @@ int run(int argc, char** argv) {
   std::vector<double> t_data;
   for (const pingpong_point& p : points) t_data.push_back(p.median - handshake(p.bytes));
   const line_fit ab = step.found ? fit_alpha_beta(n, t_data) : straight;
-  const double eager_beta = step.found ? fit_eager_beta(points, step.eager_bytes, ab.intercept, ab.slope) : ab.slope;
+  // The eager sizes' slope with α fixed; β where there is none or it is not
+  // positive (a noisy run).
+  std::vector<double> eager_n, eager_t;
+  for (const pingpong_point& q : points)
+    if (q.bytes > 0 && q.bytes <= step.eager_bytes)
+      eager_n.push_back(static_cast<double>(q.bytes)), eager_t.push_back(q.median);
+  const double eager_fit = step.found ? slope_through(ab.intercept, eager_n, eager_t) : 0;
+  const double eager_beta = eager_fit > 0 ? eager_fit : ab.slope;
   const double eager_copy = std::max(0.0, eager_beta - ab.slope);
   // The one-way time as the cost model prices it (its handshake is never below
   // the largest eager message's extra cost).

@@ -82,9 +82,8 @@ constexpr int beyond_eager(int count, std::size_t elems, std::size_t elem_size, 
 /// transport's buffers and out of them.
 struct link_load {
   std::size_t elems = 0;
-  bool eager_received = false;  ///< the received side decides, and its messages are eager
-  bool received = false;        ///< the received side decides
-  int rendezvous_sends = 0;     ///< the round's sends beyond the eager size
+  bool received = false;     ///< the received side decides
+  int rendezvous_sends = 0;  ///< the round's sends beyond the eager size
   int rendezvous_recvs = 0;
 };
 
@@ -97,7 +96,6 @@ constexpr link_load link_of(const round_load& l, std::size_t elem_size, const ma
   const double in_rate = k.rendezvous_recvs > 0 ? m.beta : m.beta + m.eager_copy;
   k.received = static_cast<double>(l.in) * in_rate > static_cast<double>(out) * m.beta;
   k.elems = k.received ? l.in : out;
-  k.eager_received = k.received && k.rendezvous_recvs == 0;
   return k;
 }
 
@@ -110,10 +108,11 @@ constexpr cost_terms terms(const round_load& l, std::size_t elem_size, const mac
   // The copies of a sender's rendezvous receivers share its memory; on a crowded node they
   // cannot copy at once (they take turns on the cores).
   const bool shared_source = m.receiver_copies && link.rendezvous_sends > 0 && !(m.ranks_per_core > 1);
+  const bool eager_received = link.received && link.rendezvous_recvs == 0;
   return {static_cast<double>(messages),
           static_cast<double>(handshakes),
-          link.eager_received ? 0.0 : bytes(link.elems),
-          link.eager_received ? bytes(link.elems) : 0.0,
+          eager_received ? 0.0 : bytes(link.elems),
+          eager_received ? bytes(link.elems) : 0.0,
           shared_source ? bytes(l.out) : 0.0,
           bytes(l.reduced),
           bytes(l.copied),
