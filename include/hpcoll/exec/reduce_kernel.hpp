@@ -39,8 +39,8 @@ inline const bool cpu_has_avx2 = [] {
 }();
 #endif
 
-/// Whether combine() takes the AVX2 loop for `bytes` of arithmetic elements:
-/// below this a loop of a few vectors gains less than the call costs.
+/// The fewest bytes of arithmetic elements for which combine() takes the AVX2
+/// loop: below this a loop of a few vectors gains less than the call costs.
 inline constexpr std::size_t wide_combine_bytes = 256;
 
 /// The instruction set combine() uses for long vectors of arithmetic types on
@@ -56,7 +56,8 @@ inline const char* combine_instruction_set() {
 
 /// dst[i] = op(left[i], right[i]). dst may be left or right (the same
 /// elements, never a shifted overlap); with an inlined op on arithmetic types
-/// the compiler vectorises the loop behind a runtime alias check.
+/// the compiler vectorises the loop behind a runtime alias check, in AVX2
+/// from wide_combine_bytes where cpu_has_avx2.
 template <class T, class Op>
 inline void combine(T* dst, const T* left, const T* right, std::size_t n, const Op& op) {
 #if HPCOLL_COMBINE_AVX2
