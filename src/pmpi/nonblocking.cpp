@@ -47,8 +47,11 @@ int query(void* extra, MPI_Status* status) {
   return code;
 }
 
+/// MPI frees the request: the run's record goes at the progress server's
+/// next start or sweep (progress_server::collect_locked), which keeps it till then
+/// so that MPI_Request_free can tell a served request from others.
 int release(void* extra) {
-  delete static_cast<pending_collective*>(extra);
+  static_cast<pending_collective*>(extra)->freed.store(true, std::memory_order_release);
   return MPI_SUCCESS;
 }
 
@@ -84,6 +87,7 @@ public:
   void add(pending_collective* p) {
     {
       const std::lock_guard lock(mutex_);
+      collect_locked();
       in_flight_.push_back(p);
       in_flight_count_.store(in_flight_.size(), std::memory_order_seq_cst);
       if (!thread_.joinable()) thread_ = std::jthread([this](std::stop_token stop) { loop(stop); });
@@ -118,11 +122,24 @@ public:
     else detail::yield_core();
   }
 
-  /// Whether `handle` stands for a served run in flight.
-  bool in_flight(MPI_Request handle) {
+  /// A run that ended as it started, finished: kept as the sweeps keep theirs.
+  void add_ended(pending_collective* p) {
     const std::lock_guard lock(mutex_);
-    return std::any_of(in_flight_.begin(), in_flight_.end(),
-                       [&](const pending_collective* p) { return p->handle == handle; });
+    collect_locked();
+    ended_.push_back(p);
+    ended_count_.store(ended_.size(), std::memory_order_relaxed);
+  }
+
+  /// Whether `handle` is a served run's request that MPI has not freed, in
+  /// flight or ended. Without the lock while no run is kept (a run is kept
+  /// before its request reaches the program).
+  bool serves(MPI_Request handle) {
+    if (!busy() && ended_count_.load(std::memory_order_relaxed) == 0) return false;
+    const auto is = [&](const pending_collective* p) {
+      return p->handle == handle && !p->freed.load(std::memory_order_acquire);
+    };
+    const std::lock_guard lock(mutex_);
+    return std::any_of(in_flight_.begin(), in_flight_.end(), is) || std::any_of(ended_.begin(), ended_.end(), is);
   }
 
   /// Sweeps until none of `requests` stands for a served run in flight,
@@ -159,6 +176,7 @@ public:
 
   void stop() {
     std::unique_lock lock(mutex_);
+    collect_locked();
     if (!thread_.joinable()) return;
     std::jthread stopped = std::move(thread_);
     lock.unlock();
@@ -171,8 +189,23 @@ public:
   }
 
 private:
+  /// Deletes the records of ended runs whose requests MPI has freed. Needs the lock.
+  void collect_locked() {
+    for (std::size_t i = 0; i < ended_.size();) {
+      if (!ended_[i]->freed.load(std::memory_order_acquire)) {
+        ++i;
+        continue;
+      }
+      delete ended_[i];
+      ended_[i] = ended_.back();
+      ended_.pop_back();
+    }
+    ended_count_.store(ended_.size(), std::memory_order_relaxed);
+  }
+
   /// Advances every run and finishes those that have ended. Needs the lock.
   void sweep_locked() {
+    collect_locked();
     if (in_flight_.empty()) return;
     const hpcoll_scope scope;  // what hpcoll calls in the sweep goes to PMPI
     hpcoll::progress::poll();
@@ -186,10 +219,13 @@ private:
       in_flight_[i] = in_flight_.back();
       in_flight_.pop_back();
       finish(*p);
+      ended_.push_back(p);
       ended = true;
     }
     if (!ended) return;
-    in_flight_count_.store(in_flight_.size(), std::memory_order_relaxed);
+    ended_count_.store(ended_.size(), std::memory_order_relaxed);
+    // Release: a thread that sees fewer runs in flight sees them kept as ended (serves).
+    in_flight_count_.store(in_flight_.size(), std::memory_order_release);
     if (awaiting_ > 0) changed_.notify_all();
   }
 
@@ -231,6 +267,8 @@ private:
   std::condition_variable changed_;  // a run ended (with mutex_)
   int awaiting_ = 0;                   // threads in await() (with mutex_)
   std::vector<pending_collective*> in_flight_;
+  std::vector<pending_collective*> ended_;  // finished runs, until MPI frees their requests
+  std::atomic<std::size_t> ended_count_{0};
   std::atomic<std::size_t> in_flight_count_{0};
   std::atomic<int> helpers_{0};  // threads in a completion call, advancing the runs
   std::mutex sleep_mutex_;
@@ -277,8 +315,12 @@ int complete_later(std::unique_ptr<pending_collective> pending, MPI_Request* req
   pending_collective* p = pending.release();
   p->handle = *request;
   // A run that ended as it started (one rank, nothing to move) needs no thread.
-  if (p->run.ready()) finish(*p);
-  else progress_server::instance().add(p);
+  if (p->run.ready()) {
+    finish(*p);
+    progress_server::instance().add_ended(p);
+  } else {
+    progress_server::instance().add(p);
+  }
   return MPI_SUCCESS;
 }
 
@@ -339,10 +381,11 @@ HPCOLL_PMPI_EXPORT int MPI_Testsome(int incount, MPI_Request requests[], int* ou
 // MPI 4.0 §6.12: the request of a nonblocking collective cannot be freed
 // (Open MPI raises MPI_ERR_REQUEST on MPI_COMM_WORLD). A served run's
 // generalized request could be, and MPICH would then free its record while
-// the run still uses it: refused the same way, the request left as it was.
+// the run still uses it: refused the same way, the request left as it was,
+// whether the run is in flight or has ended. (Open MPI refuses its own only
+// in flight, so that an erroneous free fails or passes by timing.)
 HPCOLL_PMPI_EXPORT int MPI_Request_free(MPI_Request* request) {
-  if (inside_hpcoll || request == nullptr || !progress_server::instance().busy() ||
-      !progress_server::instance().in_flight(*request))
+  if (inside_hpcoll || request == nullptr || !progress_server::instance().serves(*request))
     return PMPI_Request_free(request);
   return interception::get().fail(MPI_COMM_WORLD,
                                   "MPI_Request_free: the request of a nonblocking collective cannot be freed; "

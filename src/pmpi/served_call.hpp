@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -44,6 +45,7 @@ struct pending_collective {
   std::vector<MPI_Datatype> held_types;  ///< duplicates, valid even if the program frees its own meanwhile
   MPI_Request handle = MPI_REQUEST_NULL;
   int error_code = MPI_SUCCESS;  ///< what the run's failure became (its MPI_Error_string is hpcoll's message)
+  std::atomic<bool> freed{false};  ///< MPI has freed the request (its free function ran)
 };
 
 /// The stage of the thread's blocking calls, reused from call to call.
