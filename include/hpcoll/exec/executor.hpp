@@ -71,11 +71,17 @@ private:
 /// What the blocking executor needs to know of a round's steps, found in one
 /// scan (or once for a recorded plan, exec/recorded_plan.hpp).
 struct round_summary {
-  const step* send = nullptr;  ///< the round's send, when it has one and exchanges
-  const step* recv = nullptr;  ///< the round's receive, when it has one and exchanges
-  bool exchanges = true;       ///< at most one send and one receive
-  bool local = false;          ///< copy or reduce steps
-  bool reduces = false;        ///< recv_reduce steps
+  const step* send = nullptr;       ///< the round's send, when it has one and exchanges
+  const step* recv = nullptr;       ///< the round's receive, when it has one and exchanges
+  const region* landing = nullptr;  ///< where `recv` lands
+  std::size_t out = 0, in = 0;      ///< elements `send` sends and `recv` receives
+  bool exchanges = true;            ///< at most one send and one receive
+  bool local = false;               ///< copy or reduce steps
+  bool reduces = false;             ///< recv_reduce steps
+  /// Leading local steps that run before any of the round's messages is
+  /// posted: a round of local steps only, merged into the round after it by
+  /// a recorded plan (exec/recorded_plan.hpp).
+  std::size_t prelude = 0;
 
   static round_summary of(std::span<const step> steps) {
     round_summary r;
@@ -84,6 +90,7 @@ struct round_summary {
         case step_kind::send:
           r.exchanges = r.exchanges && !r.send;
           r.send = &s;
+          r.out = s.a.count;
           break;
         case step_kind::recv_reduce:
           r.reduces = true;
@@ -91,6 +98,8 @@ struct round_summary {
         case step_kind::recv:
           r.exchanges = r.exchanges && !r.recv;
           r.recv = &s;
+          r.landing = &s.landing();
+          r.in = r.landing->count;
           break;
         case step_kind::copy:
         case step_kind::reduce:
@@ -211,7 +220,7 @@ public:
   /// instantiates many element types, for calls no faster overall.
   [[gnu::noinline]] void run_round(std::span<const step> steps, const round_summary& summary) {
     round_ = steps;
-    if (!summary.exchanges || !exchange(summary)) post_and_wait();
+    if (!summary.exchanges || !exchange(summary)) post_and_wait(summary.prelude);
     if (summary.reduces) finish();
   }
 
@@ -254,8 +263,15 @@ public:
 private:
   static bool receives(const step& s) { return s.kind == step_kind::recv || s.kind == step_kind::recv_reduce; }
 
-  /// The current round's messages posted and completed in MPI_Waitall.
-  [[gnu::noinline]] void post_and_wait() {
+  /// The current round's messages posted and completed in MPI_Waitall,
+  /// after its first `prelude` steps (local ones) have run.
+  [[gnu::noinline]] void post_and_wait(std::size_t prelude) {
+    if (prelude) {
+      const std::span<const step> steps = round_;
+      round_ = steps.first(prelude);
+      run_local_steps();
+      round_ = steps.subspan(prelude);
+    }
     requests_.clear();
     try {
       post_round();
@@ -392,15 +408,14 @@ private:
   /// (summary.exchanges): its local steps, then MPI_Sendrecv, MPI_Send or
   /// MPI_Recv. These complete exactly as the posted messages and MPI_Waitall
   /// would (MPI_Send is MPI_Isend + MPI_Wait), so the round semantics hold,
-  /// for less per-call work; the receive is posted after the local steps,
-  /// which never touch what the round receives. False (nothing done) when a
-  /// region must travel as several messages.
+  /// for less per-call work; the receive is posted after the local steps
+  /// (a prelude's first), which never touch what the round receives. False
+  /// (nothing done) when a region must travel as several messages.
   bool exchange(const round_summary& summary) {
     const step* send = summary.send;
     const step* recv = summary.recv;
     // A region of no elements is no message (as in post); one beyond the chunk is several.
-    const std::size_t out = send ? send->a.count : 0;
-    const std::size_t in = recv ? recv->landing().count : 0;
+    const std::size_t out = summary.out, in = summary.in;
     if (out > chunk_ || in > chunk_) return false;
     if (summary.local) run_local_steps();
     const int n_out = static_cast<int>(out), n_in = static_cast<int>(in);
@@ -409,12 +424,12 @@ private:
     MPI_Status* const reported = failure_ ? &status : MPI_STATUS_IGNORE;
     int code = MPI_SUCCESS;
     if (out && in)
-      code = MPI_Sendrecv(mem_.at(send->a), sent, type_, send->peer, tag_, mem_.at(recv->landing()), n_in, type_,
+      code = MPI_Sendrecv(mem_.at(send->a), sent, type_, send->peer, tag_, mem_.at(*summary.landing), n_in, type_,
                           recv->peer, tag_, comm_, reported);
     else if (out)
       code = MPI_Send(mem_.at(send->a), sent, type_, send->peer, tag_, comm_);
     else if (in)
-      code = MPI_Recv(mem_.at(recv->landing()), n_in, type_, recv->peer, tag_, comm_, reported);
+      code = MPI_Recv(mem_.at(*summary.landing), n_in, type_, recv->peer, tag_, comm_, reported);
     if (code != MPI_SUCCESS) [[unlikely]]
       exchange_failed(code, send, n_out, recv, n_in);
     else if (in && failure_ && received_nothing(status, type_) && !*failure_) [[unlikely]]

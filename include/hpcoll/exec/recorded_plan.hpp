@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <exception>
@@ -43,20 +44,40 @@ public:
   /// Records `plan`; false when it has more than max_steps steps (what was
   /// recorded is then incomplete and must not be replayed). Empty steps (no
   /// message, an empty copy or reduction) are left out, so that the replay
-  /// of an alltoallv of mostly empty blocks visits its messages only.
+  /// of an alltoallv of mostly empty blocks visits its messages only. So are
+  /// the rounds that are left empty, and a round of local steps only becomes
+  /// the prelude of the round after it (run first, before anything of that
+  /// round is posted, as it ran before): a replay runs fewer rounds for the
+  /// same steps in the same order, e.g. an allgather's own block copied in
+  /// the round of its first exchange.
   template <class Plan>
   bool record(const Plan& plan, std::size_t max_steps) {
     steps_.clear();
     rounds_.clear();
     const int rounds = plan.rounds();
+    std::size_t prelude = 0;  // local steps of the rounds just recorded, waiting for a round with messages
     for (int r = 0; r < rounds; ++r) {
       const std::size_t first = steps_.size();
       plan.round(r, step_sink(steps_, step_sink::empty_steps::skip));
       if (steps_.size() > max_steps) return false;
-      rounds_.push_back({first, steps_.size() - first, {}});
+      const std::size_t count = steps_.size() - first;
+      const bool local_only = std::all_of(steps_.begin() + static_cast<std::ptrdiff_t>(first), steps_.end(),
+                                          [](const step& s) { return !s.is_comm(); });
+      if (local_only && r + 1 < rounds) {
+        prelude += count;
+      } else if (count + prelude > 0) {
+        round_summary summary;
+        summary.prelude = local_only ? 0 : prelude;
+        rounds_.push_back({first - prelude, count + prelude, summary});
+        prelude = 0;
+      }
     }
     // The summaries point at steps, which are all in place only now.
-    for (round& r : rounds_) r.summary = round_summary::of(steps(r));
+    for (round& r : rounds_) {
+      const std::size_t prelude_steps = r.summary.prelude;
+      r.summary = round_summary::of(steps(r));
+      r.summary.prelude = prelude_steps;
+    }
     scratch_elems_ = plan.scratch_elems();
     return true;
   }
