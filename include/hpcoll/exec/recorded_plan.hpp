@@ -78,12 +78,18 @@ public:
       r.summary = round_summary::of(steps(r));
       r.summary.prelude = prelude_steps;
     }
-    scratch_elems_ = plan.scratch_elems();
+    // A plan sized for every rank may leave this rank's steps without scratch
+    // (an allreduce's partner result landing in the output): no lease then.
+    const auto names_scratch = [](const step& s) {
+      return s.a.buf == buffer::scratch || s.b.buf == buffer::scratch || s.dst.buf == buffer::scratch;
+    };
+    scratch_elems_ = std::any_of(steps_.begin(), steps_.end(), names_scratch) ? plan.scratch_elems() : 0;
     return true;
   }
 
   std::span<const round> rounds() const noexcept { return rounds_; }
   std::span<const step> steps(const round& r) const noexcept { return {steps_.data() + r.first, r.count}; }
+  /// The plan's scratch, or none when no recorded step names it.
   std::size_t scratch_elems() const noexcept { return scratch_elems_; }
 
 private:
