@@ -83,8 +83,9 @@ struct round_summary {
   /// a recorded plan (exec/recorded_plan.hpp).
   std::size_t prelude = 0;
 
-  static round_summary of(std::span<const step> steps) {
+  static round_summary of(std::span<const step> steps, std::size_t prelude = 0) {
     round_summary r;
+    r.prelude = prelude;
     for (const step& s : steps) {
       switch (s.kind) {
         case step_kind::send:
@@ -267,10 +268,8 @@ private:
   /// after its first `prelude` steps (local ones) have run.
   [[gnu::noinline]] void post_and_wait(std::size_t prelude) {
     if (prelude) {
-      const std::span<const step> steps = round_;
-      round_ = steps.first(prelude);
-      run_local_steps();
-      round_ = steps.subspan(prelude);
+      run_local_steps(round_.first(prelude));
+      round_ = round_.subspan(prelude);
     }
     requests_.clear();
     try {
@@ -285,13 +284,13 @@ private:
   void post_round() {
     for (const step& s : round_)
       if (receives(s)) post(s, false);
-    run_local_steps();
+    run_local_steps(round_);
     for (const step& s : round_)
       if (s.kind == step_kind::send) post(s, true);
   }
 
-  void run_local_steps() {
-    for (const step& s : round_) {
+  void run_local_steps(std::span<const step> steps) {
+    for (const step& s : steps) {
       if (s.kind == step_kind::copy) {
         T* to = mem_.at(s.dst);
         const T* from = mem_.at(s.a);
@@ -417,7 +416,7 @@ private:
     // A region of no elements is no message (as in post); one beyond the chunk is several.
     const std::size_t out = summary.out, in = summary.in;
     if (out > chunk_ || in > chunk_) return false;
-    if (summary.local) run_local_steps();
+    if (summary.local) run_local_steps(round_);
     const int n_out = static_cast<int>(out), n_in = static_cast<int>(in);
     const int sent = failed() ? 0 : n_out;  // a notice once failed
     MPI_Status status{};  // read only when reported, which g++ cannot tell

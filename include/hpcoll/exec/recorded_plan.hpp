@@ -66,18 +66,13 @@ public:
       if (local_only && r + 1 < rounds) {
         prelude += count;
       } else if (count + prelude > 0) {
-        round_summary summary;
-        summary.prelude = local_only ? 0 : prelude;
-        rounds_.push_back({first - prelude, count + prelude, summary});
+        // The prelude is kept in the summary until the summaries are made.
+        rounds_.push_back({first - prelude, count + prelude, {.prelude = local_only ? 0 : prelude}});
         prelude = 0;
       }
     }
     // The summaries point at steps, which are all in place only now.
-    for (round& r : rounds_) {
-      const std::size_t prelude_steps = r.summary.prelude;
-      r.summary = round_summary::of(steps(r));
-      r.summary.prelude = prelude_steps;
-    }
+    for (round& r : rounds_) r.summary = round_summary::of(steps(r), r.summary.prelude);
     // A plan sized for every rank may leave this rank's steps without scratch
     // (an allreduce's partner result landing in the output): no lease then.
     const auto names_scratch = [](const step& s) {
