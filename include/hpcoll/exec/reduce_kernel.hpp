@@ -57,13 +57,24 @@ inline const char* combine_instruction_set() {
 /// dst[i] = op(left[i], right[i]). dst may be left or right (the same
 /// elements, never a shifted overlap); with an inlined op on arithmetic types
 /// the compiler vectorises the loop behind a runtime alias check, in AVX2
-/// from wide_combine_bytes where cpu_has_avx2.
+/// from wide_combine_bytes where cpu_has_avx2. Up to 4 such elements are
+/// combined one by one: a tiny reduction (a counter or two) spent more in the
+/// loop's alias checks and set-up than in its elements.
 template <class T, class Op>
 inline void combine(T* dst, const T* left, const T* right, std::size_t n, const Op& op) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    switch (n) {  // each element on its own: dst may be left or right
+      case 4: dst[3] = op(left[3], right[3]); [[fallthrough]];
+      case 3: dst[2] = op(left[2], right[2]); [[fallthrough]];
+      case 2: dst[1] = op(left[1], right[1]); [[fallthrough]];
+      case 1: dst[0] = op(left[0], right[0]); [[fallthrough]];
+      case 0: return;
+      default: break;
+    }
 #if HPCOLL_COMBINE_AVX2
-  if constexpr (std::is_arithmetic_v<T>)
     if (n * sizeof(T) >= wide_combine_bytes && cpu_has_avx2) return combine_loop_avx2(dst, left, right, n, op);
 #endif
+  }
   combine_loop(dst, left, right, n, op);
 }
 
