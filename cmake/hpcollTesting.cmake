@@ -177,15 +177,19 @@ elseif(NOT HPCOLL_SANITIZE STREQUAL "")
   message(FATAL_ERROR "hpcoll: HPCOLL_SANITIZE must be empty, thread or address, not '${HPCOLL_SANITIZE}'")
 endif()
 # Every C++ target defined from here on, the tests and the programs they run
-# (apps/, benchmarks/), is instrumented. The C and Fortran programs of
+# (apps/, benchmarks/), is instrumented, and hpcoll::decisions, which they
+# link (defined before, so by its own options). The C and Fortran programs of
 # tests/pmpi are not: what they test is libhpcoll_mpi, instrumented under
-# ASan (defined before, so by its own options), and a run that preloads it
+# ASan (also by its own options), and a run that preloads it
 # into them preloads the sanitizer's shared runtime first
 # (HPCOLL_SANITIZER_RUNTIME; an instrumented program has it built in).
 set(HPCOLL_SANITIZER_RUNTIME "")
 if(HPCOLL_SANITIZE)
   add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:${_hpcoll_sanitize_flags};-fno-omit-frame-pointer>")
   add_link_options("$<$<LINK_LANGUAGE:CXX>:${_hpcoll_sanitize_flags}>")
+  if(TARGET hpcoll_decisions)
+    target_compile_options(hpcoll_decisions PRIVATE ${_hpcoll_sanitize_flags} -fno-omit-frame-pointer)
+  endif()
 endif()
 if(HPCOLL_SANITIZE STREQUAL "address" AND TARGET hpcoll_mpi)
   target_compile_options(hpcoll_mpi PRIVATE ${_hpcoll_sanitize_flags} -fno-omit-frame-pointer)
@@ -215,7 +219,8 @@ function(_hpcoll_testing_support_targets)
                              $<$<CONFIG:Release,RelWithDebInfo,MinSizeRel>:${HPCOLL_TEST_OPTIMIZATION}>)
     endif()
     target_include_directories(hpcoll_test_options INTERFACE "${_HPCOLL_ROOT_DIR}/tests")
-    target_link_libraries(hpcoll_test_options INTERFACE hpcoll::hpcoll doctest::doctest)
+    target_link_libraries(hpcoll_test_options INTERFACE hpcoll::hpcoll $<TARGET_NAME_IF_EXISTS:hpcoll::decisions>
+                          doctest::doctest)
   endif()
   if(NOT TARGET hpcoll_test_main)
     add_library(hpcoll_test_main OBJECT "${HPCOLL_TEST_SUPPORT_DIR}/mpi_doctest_main.cpp")

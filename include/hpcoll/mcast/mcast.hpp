@@ -45,6 +45,10 @@
 
 namespace hpcoll {
 
+#ifdef HPCOLL_COMPILED_DECISIONS
+extern template HPCOLL_DECIDE_INSTANCE(mcast_shape);  // compiled in hpcoll::decisions (select/dispatch.hpp)
+#endif
+
 namespace detail {
 
 /// The master's part of one multicast: the header message to its children in

@@ -230,6 +230,27 @@ decision decide(const Shape& call, const machine& m, const tuning_table* table, 
   return d;
 }
 
+// hpcoll::decisions, the optional compiled part (src/decisions): a program
+// that links it gets decide() of every collective compiled once, in that
+// library, instead of in each translation unit that makes a dispatched call
+// (the cost model's walk of every candidate: about 3 s of a unit's compile at
+// -O3 per collective). Linking it defines HPCOLL_COMPILED_DECISIONS; without it
+// nothing changes. The collectives of collective_shapes, as a list the
+// explicit instantiations can name (the library checks that they agree); the
+// multicast's follows its shape (mcast/mcast.hpp).
+#define HPCOLL_DISPATCHED_SHAPES(X)                                                              \
+  X(bcast_shape) X(reduce_shape) X(allreduce_shape) X(gather_shape) X(gatherv_shape)            \
+  X(scatter_shape) X(allgather_shape) X(allgatherv_shape) X(reduce_scatter_block_shape)        \
+  X(alltoall_shape) X(alltoallv_shape)
+#define HPCOLL_DECIDE_INSTANCE(Shape)                                                            \
+  decision decide<Shape>(const Shape&, const machine&, const tuning_table*, const char*,        \
+                         std::string_view, std::string_view)
+#ifdef HPCOLL_COMPILED_DECISIONS
+#define HPCOLL_DETAIL_EXTERN_DECIDE(Shape) extern template HPCOLL_DECIDE_INSTANCE(Shape);
+HPCOLL_DISPATCHED_SHAPES(HPCOLL_DETAIL_EXTERN_DECIDE)
+#undef HPCOLL_DETAIL_EXTERN_DECIDE
+#endif
+
 namespace detail {
 
 template <class Op, class T>
