@@ -5,6 +5,7 @@
 #pragma once
 
 #include <complex>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -27,8 +28,8 @@ struct logical_xor {
 namespace detail {
 
 template <class T, class Op, class Run>
-bool run_with(Run& run, Op op) {
-  run(std::type_identity<T>{}, op);
+bool run_with(Run& run, Op op, std::size_t per_element = 1) {
+  run(std::type_identity<T>{}, op, per_element);
   return true;
 }
 
@@ -43,6 +44,19 @@ bool by_width(element e, Op op, Run& run) {
     case element::int16: case element::uint16: return run_with<std::uint16_t>(run, op);
     case element::int32: case element::uint32: return run_with<std::uint32_t>(run, op);
     case element::int64: case element::uint64: return run_with<std::uint64_t>(run, op);
+    default: return false;
+  }
+}
+
+/// Bitwise ops act on each byte alone: integers of every width (and MPI_BYTE)
+/// as their bytes, so that one instantiation serves them all.
+template <class Op, class Run>
+bool as_bytes(element e, Op op, Run& run) {
+  switch (e) {
+    case element::int8: case element::uint8: case element::byte: return run_with<std::uint8_t>(run, op);
+    case element::int16: case element::uint16: return run_with<std::uint8_t>(run, op, 2);
+    case element::int32: case element::uint32: return run_with<std::uint8_t>(run, op, 4);
+    case element::int64: case element::uint64: return run_with<std::uint8_t>(run, op, 8);
     default: return false;
   }
 }
@@ -99,11 +113,12 @@ constexpr bool is_integer(element e) { return e >= element::int8 && e <= element
 
 }  // namespace detail
 
-/// Calls run(std::type_identity<T>{}, Op{}) with the element type and op
-/// that compute `op` on `e` exactly as MPI defines it (MPI 4.0 §6.9.2:
-/// which op is defined on which group of types), and returns true; returns
-/// false, without calling it, where MPI does not define the op on the type
-/// or the library does not serve it.
+/// Calls run(std::type_identity<T>{}, Op{}, per_element) with the element
+/// type and op that compute `op` on `e` exactly as MPI defines it (MPI 4.0
+/// §6.9.2: which op is defined on which group of types), an element of `e`
+/// being `per_element` elements of T, and returns true; returns false,
+/// without calling it, where MPI does not define the op on the type or the
+/// library does not serve it.
 template <class Run>
 bool with_typed_reduction(element e, reduction_op op, Run&& run) {
   using namespace detail;
@@ -125,11 +140,11 @@ bool with_typed_reduction(element e, reduction_op op, Run&& run) {
     case reduction_op::lxor:
       return (is_integer(e) || e == element::boolean) && by_width(e, logical_xor{}, run);
     case reduction_op::band:
-      return (is_integer(e) || e == element::byte) && by_width(e, hpcoll::op::band{}, run);
+      return (is_integer(e) || e == element::byte) && as_bytes(e, hpcoll::op::band{}, run);
     case reduction_op::bor:
-      return (is_integer(e) || e == element::byte) && by_width(e, hpcoll::op::bor{}, run);
+      return (is_integer(e) || e == element::byte) && as_bytes(e, hpcoll::op::bor{}, run);
     case reduction_op::bxor:
-      return (is_integer(e) || e == element::byte) && by_width(e, hpcoll::op::bxor{}, run);
+      return (is_integer(e) || e == element::byte) && as_bytes(e, hpcoll::op::bxor{}, run);
     case reduction_op::minloc: return pair(e, hpcoll::op::minloc{}, run);
     case reduction_op::maxloc: return pair(e, hpcoll::op::maxloc{}, run);
     case reduction_op::other: return false;
