@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// hpcoll::decisions: decide() of every collective the dispatcher serves,
-// instantiated once here; the headers declare these instantiations extern
-// where HPCOLL_COMPILED_DECISIONS is defined (select/dispatch.hpp).
+// hpcoll::decisions: decide() of every collective the dispatcher serves and
+// the process's machine profile and tuning table, instantiated once here; the
+// headers declare these instantiations extern where HPCOLL_COMPILED_DECISIONS
+// is defined (select/dispatch.hpp).
 #include <boost/hana/append.hpp>
 #include <boost/hana/equal.hpp>
 
@@ -13,6 +14,8 @@ namespace hpcoll {
 HPCOLL_DISPATCHED_SHAPES(HPCOLL_DETAIL_INSTANTIATE_DECIDE)
 HPCOLL_DETAIL_INSTANTIATE_DECIDE(mcast_shape)
 #undef HPCOLL_DETAIL_INSTANTIATE_DECIDE
+template const machine_profile& detail::process_machine_profile<>();
+template const tuning_table* detail::process_tuning_table<>();
 
 // A collective added to collective_shapes and not to the macro's list would
 // still work, compiled in every unit again: keep the two alike.

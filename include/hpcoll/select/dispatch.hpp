@@ -231,10 +231,11 @@ decision decide(const Shape& call, const machine& m, const tuning_table* table, 
 }
 
 // hpcoll::decisions, the optional compiled part (src/decisions): a program
-// that links it gets decide() of every collective compiled once, in that
-// library, instead of in each translation unit that makes a dispatched call
-// (the cost model's walk of every candidate: about 3 s of a unit's compile at
-// -O3 per collective). Linking it defines HPCOLL_COMPILED_DECISIONS; without it
+// that links it gets decide() of every collective and the reading of the
+// machine file and the tuning table compiled once, in that library, instead
+// of in each translation unit that makes a dispatched call (the cost model's
+// walk of every candidate: about 3 s of a unit's compile at -O3 per
+// collective). Linking it defines HPCOLL_COMPILED_DECISIONS; without it
 // nothing changes. The collectives of collective_shapes, as a list the
 // explicit instantiations can name (the library checks that they agree); the
 // multicast's follows its shape (mcast/mcast.hpp).
@@ -249,6 +250,8 @@ decision decide(const Shape& call, const machine& m, const tuning_table* table, 
 #define HPCOLL_DETAIL_EXTERN_DECIDE(Shape) extern template HPCOLL_DECIDE_INSTANCE(Shape);
 HPCOLL_DISPATCHED_SHAPES(HPCOLL_DETAIL_EXTERN_DECIDE)
 #undef HPCOLL_DETAIL_EXTERN_DECIDE
+extern template const machine_profile& detail::process_machine_profile<>();
+extern template const tuning_table* detail::process_tuning_table<>();
 #endif
 
 namespace detail {

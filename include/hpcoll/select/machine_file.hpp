@@ -313,11 +313,21 @@ inline machine_profile load_default_machine_profile() {
   return machine_profile{};
 }
 
-/// The machine profile of this process, read once (thread-safe) by
-/// load_default_machine_profile(); an error is thrown again on the next call.
-inline const machine_profile& current_machine_profile() {
+namespace detail {
+
+/// current_machine_profile()'s profile. A template only so that
+/// hpcoll::decisions can compile it, and the file reading behind it, once
+/// (instantiated extern with HPCOLL_COMPILED_DECISIONS: select/dispatch.hpp).
+template <class = void>
+const machine_profile& process_machine_profile() {
   static const machine_profile profile = load_default_machine_profile();
   return profile;
 }
+
+}  // namespace detail
+
+/// The machine profile of this process, read once (thread-safe) by
+/// load_default_machine_profile(); an error is thrown again on the next call.
+inline const machine_profile& current_machine_profile() { return detail::process_machine_profile(); }
 
 }  // namespace hpcoll

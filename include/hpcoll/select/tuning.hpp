@@ -137,10 +137,13 @@ inline tuning_table load_tuning_table(const std::string& path) {
   return parse_tuning_table(file.text, path);
 }
 
-/// The table the dispatcher uses: $HPCOLL_TUNING when set (it must exist),
-/// otherwise none. Loaded once per process; an invalid table raises
-/// hpcoll::error at the first dispatched call.
-inline const tuning_table* current_tuning_table() {
+namespace detail {
+
+/// current_tuning_table()'s table. A template only so that hpcoll::decisions
+/// can compile it, and the file reading behind it, once (instantiated extern
+/// with HPCOLL_COMPILED_DECISIONS: select/dispatch.hpp).
+template <class = void>
+const tuning_table* process_tuning_table() {
   static const std::optional<tuning_table> table = []() -> std::optional<tuning_table> {
     const char* path = std::getenv("HPCOLL_TUNING");
     if (!path || !*path) return std::nullopt;
@@ -148,5 +151,12 @@ inline const tuning_table* current_tuning_table() {
   }();
   return table ? &*table : nullptr;
 }
+
+}  // namespace detail
+
+/// The table the dispatcher uses: $HPCOLL_TUNING when set (it must exist),
+/// otherwise none. Loaded once per process; an invalid table raises
+/// hpcoll::error at the first dispatched call.
+inline const tuning_table* current_tuning_table() { return detail::process_tuning_table(); }
 
 }  // namespace hpcoll
