@@ -18,7 +18,8 @@ template const machine_profile& detail::process_machine_profile<>();
 template const tuning_table* detail::process_tuning_table<>();
 
 // A collective added to collective_shapes and not to the macro's list would
-// still work, compiled in every unit again: keep the two alike.
+// still work, compiled in every unit again: keep the two alike. (The void at
+// the end of both takes the list's last comma.)
 #define HPCOLL_DETAIL_TYPE(Shape) hana::type_c<Shape>,
 static_assert(decltype(hana::make_tuple(HPCOLL_DISPATCHED_SHAPES(HPCOLL_DETAIL_TYPE) hana::type_c<void>) ==
                        hana::append(collective_shapes, hana::type_c<void>))::value,
