@@ -43,7 +43,7 @@ public:
     if (verbose() && rank_ == 0) print();
   }
 
-  /// One more run of info.schedule: no lock (a call of any thread may count).
+  /// One more run of info.schedule: no lock (the multicast's senders may count at once).
   void count(const call_info& info) { counter(info).fetch_add(1, std::memory_order_relaxed); }
   /// The counter of info.schedule, made on first use; it lives as long as the communicator.
   std::atomic<std::uint64_t>& counter(const call_info& info) {
@@ -90,7 +90,13 @@ private:
 /// Counts a blocking run on c of info's schedule from the call site Site (a
 /// collective of one schedule policy, so info.collective and info.dispatched
 /// are the same on every call): the calling thread keeps the counter it added
-/// to last, so a repeated call adds without looking it up.
+/// to last, so a repeated call adds without looking it up. It adds by a
+/// plain load and store: the collectives of a communicator are called one at
+/// a time (MPI orders them; the program orders those of several threads, as
+/// their tags rely on), and an atomic add (x86's lock add) is a full fence,
+/// which would hold every call until the transport's stores to the peer's
+/// shared memory have left the core. Atomic still, so that counts() may read
+/// it from any thread.
 template <class Site>
 void count_run(const communicator& c, const call_info& info) {
   struct last_counter {
@@ -101,7 +107,7 @@ void count_run(const communicator& c, const call_info& info) {
   thread_local last_counter last;
   if (last.communicator != c.serial() || last.schedule != info.schedule) [[unlikely]]
     last = {c.serial(), info.schedule, &c.service<schedule_counters>().counter(info)};
-  last.counter->fetch_add(1, std::memory_order_relaxed);
+  last.counter->store(last.counter->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
 
 }  // namespace detail
