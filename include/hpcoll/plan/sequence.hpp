@@ -78,44 +78,6 @@ constexpr sequence_plan<Phases...> sequence(Phases... phases) {
   return sequence_plan<Phases...>(std::move(phases)...);
 }
 
-/// Whether plan P receives every message into the place its bytes end in and
-/// sends from where they are (a static member `lands_in_place`, false when
-/// absent), so that a rank holding those bytes there needs none of its
-/// messages: without_messages_to serves it. Not so where blocks travel
-/// through scratch (Bruck's rotation).
-template <class P>
-inline constexpr bool plan_lands_in_place = [] {
-  if constexpr (requires { P::lands_in_place; }) return static_cast<bool>(P::lands_in_place);
-  else return false;
-}();
-
-/// Plan P of rank `rank` with every message to rank `holder` left out, on
-/// both sides (P lands in place: the holder has those bytes where P would
-/// receive them; a broadcast's root in the allgather after its scatter).
-/// Steps pass as P emits them otherwise; P's cost hints do not (the load of
-/// the ranks that sent to the holder is no longer P's).
-template <plan P>
-  requires plan_lands_in_place<P>
-class without_messages_to {
-public:
-  constexpr without_messages_to(P inner, int rank, int holder) : inner_(std::move(inner)), rank_(rank), holder_(holder) {}
-
-  constexpr int rounds() const { return inner_.rounds(); }
-  constexpr std::size_t scratch_elems() const { return inner_.scratch_elems(); }
-  template <class Emit>
-  constexpr void round(int r, Emit&& emit) const {
-    inner_.round(r, [&](const step& s) {
-      const bool to_holder = rank_ == holder_ ? s.kind == step_kind::recv || s.kind == step_kind::recv_reduce
-                                              : s.kind == step_kind::send && s.peer == holder_;
-      if (!to_holder) emit(s);
-    });
-  }
-
-private:
-  P inner_;
-  int rank_, holder_;
-};
-
 /// No rounds, only a claim on scratch: lets a composite keep data of its own
 /// in scratch below the part its phases use.
 class reserve_scratch_plan {

@@ -42,10 +42,7 @@ struct reduce_scatter_allgather {
 };
 
 /// Broadcast as a scatter followed by an allgather (van de Geijn): the root's
-/// buffer is cut into `size` blocks, scattered, then gathered by everyone but
-/// the root, which holds them all: where the allgather lands its blocks in
-/// place, its messages to the root are left out (at np 2 the root's receive
-/// of the block it scattered).
+/// buffer is cut into `size` blocks, scattered, then gathered by everyone.
 /// MPICH's scatter_ring_allgather is <binomial, ring>, its
 /// scatter_recursive_doubling_allgather <binomial, recursive_doubling>.
 template <class Scatter, class Allgather>
@@ -59,10 +56,7 @@ struct scatter_allgather {
                            .data = buffer::output, .base = 0, .scratch_base = 0};
     const allgather_phase ag{.rank = s.rank, .size = s.size, .root = s.root, .layout = layout,
                              .data = buffer::output, .base = 0, .scratch_base = 0};
-    if constexpr (plan_lands_in_place<decltype(Allgather::plan(ag))>)
-      return sequence(Scatter::plan(sc), without_messages_to(Allgather::plan(ag), s.rank, s.root));
-    else
-      return sequence(Scatter::plan(sc), Allgather::plan(ag));
+    return sequence(Scatter::plan(sc), Allgather::plan(ag));
   }
 };
 

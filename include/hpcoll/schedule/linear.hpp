@@ -76,8 +76,6 @@ struct linear {
   struct allgather_plan {
     /// Every rank sends its block to every other (round_nodes_alike).
     static constexpr bool nodes_alike = true;
-    /// Blocks are received into their places in `data` and sent from there.
-    static constexpr bool lands_in_place = true;
     allgather_phase s;
     constexpr int rounds() const { return s.size > 1 ? 1 : 0; }
     constexpr std::size_t scratch_elems() const { return 0; }

@@ -69,8 +69,6 @@ struct recursive_doubling {
   /// doubles each round. Extras hand in their block first and get everything
   /// else back at the end.
   struct allgather_plan {
-    /// Blocks are received into their places in `data` and sent from there.
-    static constexpr bool lands_in_place = true;
     allgather_phase s;
     power_of_two_fold f{s.size};
     constexpr int folds() const { return f.rem > 0 ? 1 : 0; }

@@ -26,8 +26,6 @@ struct ring {
   struct allgather_plan {
     /// Every rank sends to and receives from the same offsets (round_nodes_alike).
     static constexpr bool nodes_alike = true;
-    /// Blocks are received into their places in `data` and sent from there.
-    static constexpr bool lands_in_place = true;
     allgather_phase s;
     constexpr int rounds() const { return s.size - 1; }
     constexpr std::size_t scratch_elems() const { return 0; }
