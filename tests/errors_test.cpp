@@ -4,6 +4,7 @@
 #include "support/collective_test.hpp"
 #include "support/error_checks.hpp"
 
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -314,4 +315,56 @@ TEST_CASE("errors.mpi_failures_carry_routine_and_message") {
   } catch (const hpcoll::error& err) {
     CHECK(err.mpi_code() == MPI_ERR_TAG);
   }
+}
+
+// HPCOLL_SHARED_MEMORY is read at a communicator's first blocking call: a bad
+// value is raised there, on every rank (the value is the same everywhere),
+// before any message; 0 and 1 both give the right result.
+TEST_CASE("errors.shared_memory_switch") {
+  std::vector<long> in(3, world_rank() + 1), out(3, 0);
+  const long expected = static_cast<long>(world_size()) * (world_size() + 1) / 2;
+  setenv("HPCOLL_SHARED_MEMORY", "yes", 1);
+  {
+    const hpcoll::communicator c(MPI_COMM_WORLD);
+    const std::string e = error_of([&] { hpcoll::Allreduce<S::recursive_doubling>{}(c, in, out, hpcoll::op::sum{}); });
+    CHECK_MESSAGE(contains(e, "hpcoll::allreduce<recursive_doubling>: HPCOLL_SHARED_MEMORY is 'yes'; it must be 0 or 1"),
+                  e);
+  }
+  for (const char* value : {"0", "1"}) {
+    CAPTURE(value);
+    setenv("HPCOLL_SHARED_MEMORY", value, 1);
+    const hpcoll::communicator c(MPI_COMM_WORLD);
+    hpcoll::Allreduce<S::recursive_doubling>{}(c, in, out, hpcoll::op::sum{});
+    CHECK(out == std::vector<long>(3, expected));
+    still_works(c);
+  }
+  unsetenv("HPCOLL_SHARED_MEMORY");
+}
+
+// Counts that disagree between two ranks (unchecked mode: nothing compares
+// them first). A message within a node goes through shared memory, whose
+// receiver sees the size sent: rank 1 raises, naming rank 0; every message
+// was still received, so the communicator serves the next call.
+TEST_CASE("errors.counts_disagree") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  const int p = c.size(), me = c.rank();
+  if (p < 2) {
+    MESSAGE("errors.counts_disagree needs two ranks: not run at np 1");
+    return;
+  }
+  const auto P = static_cast<std::size_t>(p);
+  std::vector<std::size_t> send_counts(P, 0), recv_counts(P, 0), displs(P, 0);
+  if (me == 0) send_counts[1] = 3;
+  if (me == 1) recv_counts[0] = 2;
+  std::vector<int> in(3, 7), out(3, -1);
+  const std::string e = error_of([&] {
+    hpcoll::Alltoallv<S::linear>{}(c, in, send_counts, displs, out, recv_counts, displs);
+  });
+  if (me == 1)
+    CHECK_MESSAGE(contains(e, "hpcoll::alltoallv<linear>: rank 0 sent 12 bytes where this rank receives 8: the "
+                              "ranks' counts disagree"),
+                  e);
+  else
+    CHECK_MESSAGE(e.empty(), e);
+  still_works(c);
 }

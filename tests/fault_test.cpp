@@ -7,7 +7,9 @@
 // collective. Blocking and nonblocking.
 // MPI failures are injected through MPI's profiling interface: this
 // program's MPI_Isend and MPI_Send fail on demand, through the communicator's
-// error handler, which hpcoll sets to return.
+// error handler, which hpcoll sets to return. Those cases keep every message
+// on MPI (HPCOLL_SHARED_MEMORY=0); the op that throws runs with the small
+// messages of the node through shared memory, as a blocking call does by default.
 #include "support/mpi_test.hpp"
 
 #include <hpcoll/collectives/allreduce.hpp>
@@ -18,11 +20,22 @@
 #include <hpcoll/schedule/ring.hpp>
 
 #include <cstddef>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace {
+
+/// While it lives, the communicators this test makes send every message
+/// through MPI, where the failures are injected (the variable is read at a
+/// communicator's first blocking call).
+struct messages_through_mpi {
+  messages_through_mpi() { setenv("HPCOLL_SHARED_MEMORY", "0", 1); }
+  ~messages_through_mpi() { unsetenv("HPCOLL_SHARED_MEMORY"); }
+  messages_through_mpi(const messages_through_mpi&) = delete;
+  messages_through_mpi& operator=(const messages_through_mpi&) = delete;
+};
 
 int sends_before_failure = -1;  // sends (MPI_Isend or MPI_Send) that succeed before one fails; negative: none fails
 int cancelled = 0;
@@ -147,6 +160,7 @@ bool alltoalls_right_after(const hpcoll::communicator& c) {
 /// here); each rank's send number `sends_ok` fails: every rank raises its own
 /// failure.
 void every_rank_fails(mode m) {
+  const messages_through_mpi mpi_only;
   const hpcoll::communicator c(MPI_COMM_WORLD);
   const int p = c.size(), me = c.rank();
   const std::vector<long> in = alltoall_input(me, p);
@@ -165,6 +179,7 @@ void every_rank_fails(mode m) {
 /// notices, so exactly the p − 1 − sends_ok ranks they go to raise; the
 /// others received rank 0's block and are right.
 void one_rank_fails(mode m) {
+  const messages_through_mpi mpi_only;
   const hpcoll::communicator c(MPI_COMM_WORLD);
   const int p = c.size(), me = c.rank();
   const int sends_ok = (p - 1) / 2;
@@ -191,6 +206,7 @@ void one_rank_fails(mode m) {
 /// The root's first send fails: every rank's buffer depends on the root, so
 /// every rank raises; then a broadcast from the same root is right.
 void bcast_root_fails(mode m) {
+  const messages_through_mpi mpi_only;
   const hpcoll::communicator c(MPI_COMM_WORLD);
   const int p = c.size(), me = c.rank(), root = p - 1;
   std::vector<int> buf(5, me == root ? 42 : -1);

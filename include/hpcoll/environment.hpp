@@ -46,6 +46,15 @@ inline std::size_t env_bytes(const char* name, std::size_t fallback) {
   return bytes_value(name, value ? value : "", fallback);
 }
 
+/// Largest message the executors send in one call. MPI counts are int
+/// and some transports mishandle messages near 2 GiB, so larger regions travel
+/// as several messages of at most this many bytes (both sides cut the same
+/// way). HPCOLL_MAX_MESSAGE_BYTES lowers it, which lets tests exercise the split.
+inline std::size_t max_message_bytes() {
+  static const std::size_t limit = env_bytes("HPCOLL_MAX_MESSAGE_BYTES", std::size_t{1} << 30);
+  return limit;
+}
+
 /// HPCOLL_VERBOSE: rank 0 explains the dispatcher's decisions and prints each
 /// communicator's schedule counters when it is freed.
 inline bool verbose() {

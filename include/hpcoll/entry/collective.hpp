@@ -175,7 +175,7 @@ template <class Coll, class S, class Check, class Call>
   const auto choice = choose<Coll, S, Check, progress::manual>(c, call);
   const call_info info = info_of<Call>(choice);
   try {
-    execute_choice(c.native(), tag, choice, call.shape, call.input, call.output, call.op);
+    execute_choice(c.native(), mailboxes_of(c), tag, choice, call.shape, call.input, call.output, call.op);
   } catch (const error& e) {
     throw named(e, info.collective, *info.schedule);
   }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The blocking MPI executor: runs a plan round by round with point-to-point
-// messages (nonblocking, or the blocking calls for a round of one exchange).
+// messages (nonblocking, or the blocking calls for a round of one exchange),
+// small ones between ranks of a node through shared memory (node_mailboxes.hpp).
 #pragma once
 
 #include <mpi.h>
@@ -19,18 +20,10 @@
 #include "../mpi_call.hpp"
 #include "../plan/plan.hpp"
 #include "arena.hpp"
+#include "node_mailboxes.hpp"
 #include "reduce_kernel.hpp"
 
 namespace hpcoll::detail {
-
-/// Largest message the executor hands to MPI in one call. MPI counts are int
-/// and some transports mishandle messages near 2 GiB, so larger regions travel
-/// as several messages of at most this many bytes (both sides cut the same
-/// way). HPCOLL_MAX_MESSAGE_BYTES lowers it, which lets tests exercise the split.
-inline std::size_t max_message_bytes() {
-  static const std::size_t limit = env_bytes("HPCOLL_MAX_MESSAGE_BYTES", std::size_t{1} << 30);
-  return limit;
-}
 
 /// max_message_bytes() in elements of T: at least one, at most INT_MAX.
 template <class T>
@@ -201,6 +194,13 @@ public:
     if (failure_ && *failure_) std::rethrow_exception(std::exchange(*failure_, nullptr));
   }
 
+  /// Blocking runs: the messages `boxes` carries (small ones within the node)
+  /// go through shared memory; null: every message through MPI.
+  [[gnu::always_inline]] round_runner& through(node_mailboxes* boxes) noexcept {
+    boxes_ = boxes;
+    return *this;
+  }
+
   /// Rounds [first, rounds) to the end, blocking (see run_round).
   template <class Plan>
   void run(const Plan& plan, int first = 0) {
@@ -273,12 +273,97 @@ private:
     }
     requests_.clear();
     try {
-      post_round();
+      if (boxes_)
+        post_and_wait_shared();
+      else
+        post_round();
       wait_round();
     } catch (...) {
       abandon_round();
       throw;
     }
+  }
+
+  /// Whether step s's message goes through shared memory.
+  bool shared(const step& s) const {
+    const region& r = s.kind == step_kind::send ? s.a : s.landing();
+    return boxes_->carries(s.peer, r.count * sizeof(T));
+  }
+
+  /// post_round where some messages go through shared memory: those are
+  /// done here (the MPI ones are left to wait_round). A message whose ring
+  /// or data is not ready waits in a list that is retried in step order, the
+  /// MPI library's progress made meanwhile, so no peer waits on this rank.
+  void post_and_wait_shared() {
+    auto& pending = boxes_->pending;
+    pending.clear();
+    for (const step& s : round_)
+      if (receives(s)) {
+        if (shared(s))
+          pending.push_back({&s, false});
+        else
+          post(s, false);
+      }
+    run_local_steps(round_);
+    bool stalled = false;  // a send waits: those after it wait too, to keep each pair's order
+    for (const step& s : round_)
+      if (s.kind == step_kind::send) {
+        if (!shared(s))
+          post(s, true);
+        else if (stalled || !try_shared(s, true))
+          stalled = true, pending.push_back({&s, true});
+      }
+    std::size_t left = 0;
+    for (const auto& m : pending) left += m.s != nullptr;
+    if (!left) return;
+    spin_wait pause = boxes_->waiter();
+    while (true) {
+      for (std::size_t i = 0; i < pending.size(); ++i) {
+        auto& m = pending[i];
+        if (!m.s || waits_behind(pending, i) || !try_shared(*m.s, m.is_send)) continue;
+        m.s = nullptr;
+        if (--left == 0) return;
+      }
+      pause();
+    }
+  }
+
+  /// Whether an earlier message of the same pair and direction is still pending.
+  static bool waits_behind(std::span<const node_mailboxes::pending_message> pending, std::size_t i) {
+    for (std::size_t j = 0; j < i; ++j)
+      if (pending[j].s && pending[j].is_send == pending[i].is_send && pending[j].s->peer == pending[i].s->peer)
+        return true;
+    return false;
+  }
+
+  /// One attempt at a message through shared memory; a notice in place of
+  /// data once the call has failed, and a notice received recorded.
+  bool try_shared(const step& s, bool is_send) {
+    if (is_send) {
+      const std::size_t bytes = failed() ? 0 : s.a.count * sizeof(T);
+      return boxes_->try_send(s.peer, mem_.at(s.a), bytes);
+    }
+    const region& landing = s.landing();
+    std::size_t received = 0;
+    const std::size_t bytes = landing.count * sizeof(T);
+    if (!boxes_->try_receive(s.peer, mem_.at(landing), bytes, received)) return false;
+    if (received != bytes) [[unlikely]]
+      received_other(s.peer, received, bytes);
+    return true;
+  }
+
+  /// A message through shared memory of another size than due: a peer's
+  /// notice (nothing), or counts that disagree between the ranks.
+  [[gnu::cold, gnu::noinline]] void received_other(int peer, std::size_t received, std::size_t due) {
+    if (received == 0) {
+      if (!failure_) throw peer_failure(peer);
+      return record_peer_failure(peer);
+    }
+    error mismatch("", "", concat({"rank ", std::to_string(peer), " sent ", std::to_string(received),
+                                   " bytes where this rank receives ", std::to_string(due),
+                                   ": the ranks' counts disagree"}));
+    if (!failure_) throw mismatch;
+    if (!*failure_) *failure_ = std::make_exception_ptr(mismatch);
   }
 
   void post_round() {
@@ -372,7 +457,7 @@ private:
     if (*failure_) return;
     std::size_t i = 0;
     for (const step& s : round_) {
-      if (!receives(s)) continue;
+      if (!receives(s) || (boxes_ && shared(s))) continue;
       for (std::size_t done = 0; done < s.landing().count; done += chunk_, ++i)
         if (received_nothing((*statuses_)[i], type_)) return record_peer_failure(s.peer);
     }
@@ -416,6 +501,21 @@ private:
     // A region of no elements is no message (as in post); one beyond the chunk is several.
     const std::size_t out = summary.out, in = summary.in;
     if (out > chunk_ || in > chunk_) return false;
+    if (boxes_) {
+      const bool send_shared = out && boxes_->carries(send->peer, out * sizeof(T));
+      const bool recv_shared = in && boxes_->carries(recv->peer, in * sizeof(T));
+      if (send_shared || recv_shared) {
+        if (out && in && send_shared != recv_shared) return false;  // one of each: the general round
+        if (summary.local) run_local_steps(round_);
+        if (out) boxes_->send(send->peer, mem_.at(send->a), failed() ? 0 : out * sizeof(T));
+        if (in) {
+          const std::size_t due = in * sizeof(T);
+          if (const std::size_t received = boxes_->receive(recv->peer, mem_.at(*summary.landing), due); received != due)
+            [[unlikely]] received_other(recv->peer, received, due);
+        }
+        return true;
+      }
+    }
     if (summary.local) run_local_steps(round_);
     const int n_out = static_cast<int>(out), n_in = static_cast<int>(in);
     const int sent = failed() ? 0 : n_out;  // a notice once failed
@@ -473,19 +573,25 @@ private:
   std::vector<step>* steps_ = nullptr;  ///< where a plan's round is emitted (begin, run)
   std::span<const step> round_;        ///< the steps of the current round
   std::vector<MPI_Request>& requests_;
+  node_mailboxes* boxes_ = nullptr;                 ///< through()'s mailboxes
   std::exception_ptr* failure_ = nullptr;           ///< keep_failures()'s place
   std::vector<MPI_Status>* statuses_ = nullptr;     ///< keep_failures()'s statuses
 };
 
-/// Runs `plan` on this rank. `comm` and `tag` must be the same on every rank
-/// of the call, and every rank must run the plan of its own shape.
+/// Runs `plan` on this rank, the messages `boxes` carries through shared
+/// memory (null: none). `comm` and `tag` must be the same on every rank of
+/// the call, and every rank must run the plan of its own shape.
 template <class T, class Op, class Plan>
-void execute_mpi(MPI_Comm comm, int tag, const Plan& plan, const T* input, T* output, const Op& op) {
+void execute_mpi(MPI_Comm comm, node_mailboxes* boxes, int tag, const Plan& plan, const T* input, T* output,
+                 const Op& op) {
   const thread_lease<scratch_block> scratch;
   const buffers<T> mem{input, output, scratch->reserve<T>(plan.scratch_elems())};
   const thread_lease<round_workspace> ws;
   std::exception_ptr failure;
-  round_runner<T, Op>(comm, tag, mem, op, ws->steps, ws->requests).keep_failures(failure, ws->statuses).run(plan);
+  round_runner<T, Op>(comm, tag, mem, op, ws->steps, ws->requests)
+      .keep_failures(failure, ws->statuses)
+      .through(boxes)
+      .run(plan);
 }
 
 }  // namespace hpcoll::detail

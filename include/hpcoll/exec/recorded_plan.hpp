@@ -163,8 +163,8 @@ private:
 /// Replays a recorded plan on this rank's buffers, blocking, as execute_mpi
 /// runs a plan; `plans` holds it (busy meanwhile) and lends its requests.
 template <class Plans, class T, class Op>
-inline void replay(MPI_Comm comm, int tag, const recorded_plan& plan, Plans& plans, const buffers<T>& mem,
-                   const Op& op) {
+inline void replay(MPI_Comm comm, node_mailboxes* boxes, int tag, const recorded_plan& plan, Plans& plans,
+                   const buffers<T>& mem, const Op& op) {
   struct hold {
     bool& busy;
     explicit hold(bool& b) : busy(b) { busy = true; }
@@ -172,31 +172,33 @@ inline void replay(MPI_Comm comm, int tag, const recorded_plan& plan, Plans& pla
   } held(plans.busy);
   std::exception_ptr failure;
   round_runner<T, Op> runner(comm, tag, mem, op, plans.requests);
-  runner.keep_failures(failure, plans.statuses);
+  runner.keep_failures(failure, plans.statuses).through(boxes);
   for (const recorded_plan::round& r : plan.rounds()) runner.run_round(plan.steps(r), r.summary);
   runner.raise_failure();
 }
 
 /// Runs the plan `choice` builds for `shape` on this rank, blocking, as
-/// execute_mpi does; a repeated call replays the plan recorded by the first.
+/// execute_mpi does (`boxes` as there); a repeated call replays the plan
+/// recorded by the first.
 /// `choice` provides plan(shape) and alternative(), which of its plans it
 /// builds (see select/policy.hpp).
 template <class Choice, class Shape, class T, class Op>
-inline void execute_choice(MPI_Comm comm, int tag, const Choice& choice, const Shape& shape, const T* input,
-                           T* output, const Op& op) {
+inline void execute_choice(MPI_Comm comm, node_mailboxes* boxes, int tag, const Choice& choice, const Shape& shape,
+                           const T* input, T* output, const Op& op) {
   if constexpr (recordable_shape<Shape>) {
     auto& plans = recorded_plans<Choice, Shape>::of_thread();
     if (!plans.busy) {
       if (const recorded_plan* plan = plans.find(choice.alternative(), shape, [&] { return choice.plan(shape); })) {
         // Most small plans need no scratch: no lease then.
-        if (plan->scratch_elems() == 0) return replay(comm, tag, *plan, plans, buffers<T>(input, output, nullptr), op);
+        if (plan->scratch_elems() == 0)
+          return replay(comm, boxes, tag, *plan, plans, buffers<T>(input, output, nullptr), op);
         const thread_lease<scratch_block> scratch;
-        return replay(comm, tag, *plan, plans,
+        return replay(comm, boxes, tag, *plan, plans,
                       buffers<T>(input, output, scratch->template reserve<T>(plan->scratch_elems())), op);
       }
     }
   }
-  execute_mpi(comm, tag, choice.plan(shape), input, output, op);
+  execute_mpi(comm, boxes, tag, choice.plan(shape), input, output, op);
 }
 
 }  // namespace hpcoll::detail
