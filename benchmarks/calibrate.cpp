@@ -583,7 +583,7 @@ one_source measure_one_source(MPI_Comm comm, int rank, const std::vector<int>& n
   }
   MPI_Comm node = sub_communicator(comm, rank, mine == node_of[0]);
   if (node == MPI_COMM_NULL) return s;
-  if (hpcoll::detail::crowding(node) > 1) {  // receivers taking turns on the cores share nothing
+  if (hpcoll::detail::crowding(node).ranks_per_core > 1) {  // receivers taking turns on the cores share nothing
     s.why_not = "more ranks than cores on rank 0's node";
     MPI_Comm_free(&node);
     return s;

@@ -429,3 +429,30 @@ TEST_CASE("dispatch.verbose" * doctest::skip()) {
     CHECK(text.empty());
   }
 }
+
+// A blocking call sends messages of up to shared_message_bytes() within a
+// node through shared memory, copied in and out as an eager message: the
+// model prices such a message without the MPI library's rendezvous, and
+// with HPCOLL_SHARED_MEMORY=0 as before (with the rendezvous handshake of each round). A broadcast of 6,000 bytes is one
+// message above the built-in eager size (4,040 B) and below 8 KiB.
+TEST_CASE("dispatch.shared_memory_messages_priced_eager") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  const int p = c.size();
+  if (p < 2) {
+    MESSAGE("dispatch.shared_memory_messages_priced_eager needs two ranks on a node: not run at np 1");
+    return;
+  }
+  CHECK(c.node_ranks() == p);  // the tests run on one machine
+  CHECK(hpcoll::detail::shared_message_bytes(p) == 8192);
+  const hpcoll::bcast_shape shape{c.rank(), p, 0, 6000};
+  scoped_env shared("HPCOLL_SHARED_MEMORY", "1");
+  const hpcoll::decision on = hpcoll::explain<void, std::byte>(c, shape);
+  shared.set("0");
+  CHECK(hpcoll::detail::shared_message_bytes(p) == 0);
+  const hpcoll::decision off = hpcoll::explain<void, std::byte>(c, shape);
+  const hpcoll::machine m = hpcoll::current_machine_profile().base;
+  if (m.eager_bytes < 6000)
+    CHECK(predicted(on, "binomial") < predicted(off, "binomial"));
+  else
+    CHECK(predicted(on, "binomial") == predicted(off, "binomial"));
+}

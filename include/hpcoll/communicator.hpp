@@ -43,13 +43,21 @@ struct communicator_facts {
   int size;
   int tag_span;           ///< tags 0 .. tag_span − 1 are valid (MPI_TAG_UB + 1)
   double ranks_per_core;  ///< on the communicator's most crowded node (communicator::ranks_per_core)
+  int node_ranks;         ///< ranks of the communicator on its most populated node (communicator::node_ranks)
 };
 
 namespace detail {
-/// The ranks of `comm` per core on its most crowded node, the same on every
-/// rank: a node's cores are the union of its ranks' affinity masks (where the
-/// OS tells them; else the node's hardware threads).
-inline double crowding(MPI_Comm comm) {
+/// How full the nodes of a communicator are (see crowding).
+struct node_crowding {
+  double ranks_per_core;  ///< on the most crowded node
+  int node_ranks;         ///< on the most populated node
+};
+
+/// The ranks of `comm` per core on its most crowded node and the ranks on its
+/// most populated node, the same on every rank: a node's cores are the union
+/// of its ranks' affinity masks (where the OS tells them; else the node's
+/// hardware threads).
+inline node_crowding crowding(MPI_Comm comm) {
   MPI_Comm node;
   HPCOLL_MPI(MPI_Comm_split_type, comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
   int ranks = 1;
@@ -64,9 +72,9 @@ inline double crowding(MPI_Comm comm) {
   if (CPU_COUNT(&node_cores) > 0) cores = CPU_COUNT(&node_cores);
 #endif
   HPCOLL_MPI(MPI_Comm_free, &node);
-  double crowded = static_cast<double>(ranks) / std::max(cores, 1);
-  HPCOLL_MPI(MPI_Allreduce, MPI_IN_PLACE, &crowded, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return crowded;
+  double most[2] = {static_cast<double>(ranks) / std::max(cores, 1), static_cast<double>(ranks)};
+  HPCOLL_MPI(MPI_Allreduce, MPI_IN_PLACE, most, 2, MPI_DOUBLE, MPI_MAX, comm);
+  return {most[0], static_cast<int>(most[1])};
 }
 
 /// The base of every communicator service (see communicator::service).
@@ -111,6 +119,8 @@ public:
   /// rank; 0.5: half the cores busy, 2: two ranks share each core). The cost
   /// model charges a rank that waits on a crowded node for the others on its core.
   double ranks_per_core() const noexcept { return state_->facts.ranks_per_core; }
+  /// Ranks of the communicator on its most populated node (same on every rank).
+  int node_ranks() const noexcept { return state_->facts.node_ranks; }
 
   /// Tag for the next collective operation. Every rank calls collectives on a
   /// communicator in the same order, so every rank draws the same tag; the tag
@@ -172,7 +182,9 @@ private:
       facts.tag_span = found ? *static_cast<int*>(value) : 32767;
       HPCOLL_MPI(MPI_Comm_dup, facts.comm, &facts.unsequenced);
       HPCOLL_MPI(MPI_Comm_set_errhandler, facts.unsequenced, MPI_ERRORS_RETURN);
-      facts.ranks_per_core = detail::crowding(facts.comm);
+      const detail::node_crowding nodes = detail::crowding(facts.comm);
+      facts.ranks_per_core = nodes.ranks_per_core;
+      facts.node_ranks = nodes.node_ranks;
     }
     ~state() {
       while (!made.empty()) made.pop_back();
@@ -185,7 +197,7 @@ private:
     state(const state&) = delete;
     state& operator=(const state&) = delete;
 
-    communicator_facts facts{MPI_COMM_NULL, MPI_COMM_NULL, 0, 0, 32767, 1};
+    communicator_facts facts{MPI_COMM_NULL, MPI_COMM_NULL, 0, 0, 32767, 1, 1};
     std::uint64_t serial = next_serial();
     int next_tag = 0;
     std::array<std::atomic<detail::communicator_service*>, max_services> services{};

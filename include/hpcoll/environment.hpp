@@ -5,6 +5,7 @@
 // and HPCOLL_<COLLECTIVE> name files and schedules: select/.)
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <string>
@@ -53,6 +54,25 @@ inline std::size_t env_bytes(const char* name, std::size_t fallback) {
 inline std::size_t max_message_bytes() {
   static const std::size_t limit = env_bytes("HPCOLL_MAX_MESSAGE_BYTES", std::size_t{1} << 30);
   return limit;
+}
+
+/// HPCOLL_SHARED_MEMORY: unset, "" or "1" is on, "0" off.
+inline bool shared_memory_wanted() {
+  const char* value = std::getenv("HPCOLL_SHARED_MEMORY");
+  return !value || !*value || switch_value("HPCOLL_SHARED_MEMORY", value);
+}
+
+/// The largest message a blocking call sends through the shared memory of a
+/// node of `ranks` ranks (exec/node_mailboxes.hpp): 8 KiB, halved while the
+/// node's rings (ranks² of 16 slots) would take more than 32 MiB, down to
+/// 256 B; never more than max_message_bytes() (such a message is never cut);
+/// 0 with HPCOLL_SHARED_MEMORY=0 or a node of one rank.
+inline std::size_t shared_message_bytes(int ranks) {
+  if (ranks < 2 || !shared_memory_wanted()) return 0;
+  const auto rings = static_cast<std::size_t>(ranks) * static_cast<std::size_t>(ranks);
+  std::size_t bytes = std::min<std::size_t>(8192, max_message_bytes());
+  while (bytes > 256 && rings * 16 * bytes > (std::size_t{32} << 20)) bytes /= 2;
+  return bytes;
 }
 
 /// HPCOLL_VERBOSE: rank 0 explains the dispatcher's decisions and prints each

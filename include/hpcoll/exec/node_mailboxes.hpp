@@ -14,7 +14,8 @@
 // both ends are on the node and it fits a slot; both ends know both facts,
 // so they always agree on the path.
 //
-// HPCOLL_SHARED_MEMORY=0 turns it off (1 or unset: on).
+// HPCOLL_SHARED_MEMORY=0 turns it off (1 or unset: on). The dispatcher's
+// cost model prices these messages as eager ones (select/dispatch.hpp).
 #pragma once
 
 #include <mpi.h>
@@ -23,7 +24,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -39,12 +39,6 @@
 #include "../plan/plan.hpp"
 
 namespace hpcoll::detail {
-
-/// HPCOLL_SHARED_MEMORY: unset, "" or "1" is on, "0" off.
-inline bool shared_memory_wanted() {
-  const char* value = std::getenv("HPCOLL_SHARED_MEMORY");
-  return !value || !*value || switch_value("HPCOLL_SHARED_MEMORY", value);
-}
 
 /// A busy wait's pause: the CPU's spin hint, on a node with more ranks than
 /// cores the core to others (the peer waited for may need it); and every
@@ -84,7 +78,8 @@ private:
 /// The communicator service: its node's segment and where each pair's ring is.
 class node_mailboxes final : public communicator_service {
 public:
-  /// Slots per ring: how far a sender may run ahead of its receiver.
+  /// Slots per ring: how far a sender may run ahead of its receiver
+  /// (shared_message_bytes() sizes the segment for this many).
   static constexpr std::uint32_t slots = 16;
 
   explicit node_mailboxes(const communicator_facts& f) : comm_(f.comm), crowded_(f.ranks_per_core > 1) {
@@ -101,7 +96,7 @@ public:
       return;
     }
 
-    payload_ = payload_for(locals);
+    payload_ = shared_message_bytes(locals);
     stride_ = (slot_header_bytes + payload_ + 63) / 64 * 64;  // every slot on lines of its own
     const std::size_t ring_bytes = ring_header_bytes + slots * stride_;
     // Each rank holds the rings it receives on (near its own core).
@@ -234,16 +229,6 @@ private:
     std::uint32_t bytes;
   };
   static_assert(std::atomic_ref<std::uint32_t>::is_always_lock_free && sizeof(slot_header) == slot_header_bytes);
-
-  /// Largest message a slot holds: 8 KiB, less on a node with many ranks, so
-  /// that the segment stays within 32 MiB (locals² rings of `slots` slots),
-  /// and no more than max_message_bytes() (a message is never cut here).
-  static std::size_t payload_for(int locals) {
-    const std::size_t rings = static_cast<std::size_t>(locals) * static_cast<std::size_t>(locals);
-    std::size_t payload = std::min<std::size_t>(8192, max_message_bytes());
-    while (payload > 256 && rings * slots * (payload + slot_header_bytes) > (std::size_t{32} << 20)) payload /= 2;
-    return payload;
-  }
 
   static std::atomic_ref<std::uint32_t> consumed(std::byte* ring) noexcept {
     return std::atomic_ref(*reinterpret_cast<std::uint32_t*>(ring));

@@ -24,11 +24,12 @@ struct automatic {
 
   /// The plan the dispatcher chooses from the current machine file, tuning
   /// table and environment, without a communicator's memory of decisions,
-  /// with the machine's default γ and a core per rank: lets the verifier, the cost model and the
+  /// with the machine's default γ, a core per rank and every message through
+  /// MPI: lets the verifier, the cost model and the
   /// simulator take schedule::automatic like any schedule.
   template <dispatchable Shape>
   static auto plan(const Shape& s) {
-    return candidate_plan(s, hpcoll::detail::decide_now<Shape, void, void>(s, 1).choice);
+    return candidate_plan(s, hpcoll::detail::decide_now<Shape, void, void>(s, 1, 1).choice);
   }
 };
 

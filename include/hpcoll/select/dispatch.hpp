@@ -24,6 +24,7 @@
 // are left out of the model's choice, but may still be named.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <concepts>
@@ -268,13 +269,19 @@ inline int size_class(std::uint64_t bytes) {
 }
 
 /// The decision from the current machine file, tuning table and environment,
-/// for ranks placed `ranks_per_core` to a core.
+/// for ranks placed `ranks_per_core` to a core, `node_ranks` on the most
+/// populated node. A blocking call sends a message of up to
+/// shared_message_bytes(node_ranks) within a node through shared memory,
+/// copied in and out as an eager message is: the model prices it so, whatever
+/// the MPI library's eager size (nonblocking calls, whose messages all take
+/// MPI, share the decision).
 template <dispatchable Shape, class Op, class T>
-decision decide_now(const Shape& call, double ranks_per_core) {
+decision decide_now(const Shape& call, double ranks_per_core, int node_ranks) {
   const machine_profile& profile = current_machine_profile();
   const std::string variable = override_variable<Shape>();
   machine m = profile.for_reduction<Op, T>();
   m.ranks_per_core = ranks_per_core;
+  m.eager_bytes = std::max(m.eager_bytes, shared_message_bytes(node_ranks));
   return decide(call, m, current_tuning_table(), std::getenv(variable.c_str()), reduction_key<Op, T>(), profile.source);
 }
 
@@ -287,7 +294,7 @@ std::size_t remembered_choice(const communicator& c, const Shape& call) {
                          commutative_call(call), common_in_place(call), call.elem_size, &reduction_tag<Op, T>};
   dispatch_decisions& cache = c.service<dispatch_decisions>();
   if (const auto known = cache.find(key)) return *known;
-  const decision d = decide_now<Shape, Op, T>(call, c.ranks_per_core());
+  const decision d = decide_now<Shape, Op, T>(call, c.ranks_per_core(), c.node_ranks());
   if (verbose() && c.rank() == 0) std::fputs(d.to_string().c_str(), stderr);
   cache.remember(key, d.choice);
   return d.choice;
@@ -340,14 +347,15 @@ template <dispatchable Shape, class Op, class T>
 template <class Op = void, class T = void, dispatchable Shape>
 decision explain(const communicator& c, Shape call) {
   if constexpr (!std::is_void_v<T>) call.elem_size = sizeof(T);
-  return detail::decide_now<Shape, Op, T>(call, c.ranks_per_core());
+  return detail::decide_now<Shape, Op, T>(call, c.ranks_per_core(), c.node_ranks());
 }
 
-/// explain() for ranks with a core each (machine::ranks_per_core = 1), without a communicator.
+/// explain() for ranks with a core each (machine::ranks_per_core = 1), every
+/// message through MPI, without a communicator.
 template <class Op = void, class T = void, dispatchable Shape>
 decision explain(Shape call) {
   if constexpr (!std::is_void_v<T>) call.elem_size = sizeof(T);
-  return detail::decide_now<Shape, Op, T>(call, 1);
+  return detail::decide_now<Shape, Op, T>(call, 1, 1);
 }
 
 }  // namespace hpcoll
