@@ -310,11 +310,12 @@ private:
       if (s.kind == step_kind::send) {
         if (!shared(s))
           post(s, true);
-        else if (stalled || !try_shared(s, true))
-          stalled = true, pending.push_back({&s, true});
+        else if (stalled || !try_shared(s, true)) {
+          stalled = true;
+          pending.push_back({&s, true});
+        }
       }
-    std::size_t left = 0;
-    for (const auto& m : pending) left += m.s != nullptr;
+    std::size_t left = pending.size();
     if (!left) return;
     spin_wait pause = boxes_->waiter();
     while (true) {

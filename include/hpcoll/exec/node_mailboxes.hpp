@@ -129,12 +129,12 @@ public:
     // room for that now, so that no later call allocates.
     pending.reserve(2 * static_cast<std::size_t>(locals));
     for (int j = 0; j < locals; ++j) {
+      if (j == local) continue;
       MPI_Aint size = 0;
       int unit = 0;
       std::byte* base = nullptr;
       HPCOLL_MPI(MPI_Win_shared_query, window_, j, &size, &unit, &base);
       const auto peer = static_cast<std::size_t>(world[static_cast<std::size_t>(j)]);
-      if (j == local) continue;
       out_[peer] = base + static_cast<std::size_t>(local) * ring_bytes;  // its ring from this rank
       in_[peer] = mine + static_cast<std::size_t>(j) * ring_bytes;       // this rank's ring from it
     }
