@@ -24,6 +24,11 @@
 //                and rank 1's time per MPI_Recv of an 8-byte message that has
 //                already arrived; overhead = their mean (the model charges it
 //                at both ends, so the sum is kept).
+//   mailbox_alpha, mailbox_beta
+//                a ping-pong as above through hpcoll's own shared-memory
+//                mailboxes (exec/node_mailboxes.hpp), 8 B to the largest message
+//                they take between two ranks (8 KiB), fitted as alpha and beta;
+//                the defaults stay with HPCOLL_SHARED_MEMORY=0.
 //   copy         memcpy of 64 MiB buffers on rank 0 (seconds per byte, median);
 //                also in cache (256 KiB), recorded only.
 //   gamma        hpcoll::detail::combine — the executor's reduction loop — in
@@ -77,6 +82,7 @@
 #endif
 
 #include <hpcoll/communicator.hpp>
+#include <hpcoll/exec/node_mailboxes.hpp>
 #include <hpcoll/exec/reduce_kernel.hpp>
 #include <hpcoll/mpi_call.hpp>
 #include <hpcoll/op.hpp>
@@ -224,9 +230,22 @@ struct pingpong_point {
   double median = 0;
 };
 
-pingpong_point pingpong(MPI_Comm comm, int rank, std::size_t bytes, int samples, int batch, std::vector<char>& buf) {
+/// The one-way time of `bytes`: round_trip() timed in batches, after a warm-up.
+template <class RoundTrip>
+pingpong_point time_round_trips(std::size_t bytes, int samples, int batch, RoundTrip round_trip) {
   pingpong_point p;
   p.bytes = bytes;
+  for (int w = 0; w < std::max(2, batch); ++w) round_trip();  // warm-up: connection, buffers, caches
+  for (int s = 0; s < samples; ++s) {
+    const double t0 = MPI_Wtime();
+    for (int b = 0; b < batch; ++b) round_trip();
+    p.samples.push_back((MPI_Wtime() - t0) / batch / 2);
+  }
+  p.median = median(p.samples);
+  return p;
+}
+
+pingpong_point pingpong(MPI_Comm comm, int rank, std::size_t bytes, int samples, int batch, std::vector<char>& buf) {
   const int count = static_cast<int>(bytes);
   const auto round_trip = [&] {
     if (rank == 0) {
@@ -237,14 +256,33 @@ pingpong_point pingpong(MPI_Comm comm, int rank, std::size_t bytes, int samples,
       HPCOLL_MPI(MPI_Send, buf.data(), count, MPI_BYTE, 0, tag_data, comm);
     }
   };
-  for (int w = 0; w < std::max(2, batch); ++w) round_trip();  // warm-up: connection, buffers, caches
-  for (int s = 0; s < samples; ++s) {
-    const double t0 = MPI_Wtime();
-    for (int b = 0; b < batch; ++b) round_trip();
-    p.samples.push_back((MPI_Wtime() - t0) / batch / 2);
+  return time_round_trips(bytes, samples, batch, round_trip);
+}
+
+/// pingpong() through the node's mailboxes (exec/node_mailboxes.hpp), the way a
+/// blocking collective sends its small messages, at `sizes` (each at most
+/// shared_message_bytes(2)); nothing when the communicator has none
+/// (HPCOLL_SHARED_MEMORY=0).
+std::vector<pingpong_point> mailbox_pingpongs(MPI_Comm comm, int rank, const std::vector<std::size_t>& sizes,
+                                              int samples, std::vector<char>& buf) {
+  const hpcoll::communicator c(comm);
+  hpcoll::detail::node_mailboxes* const boxes = hpcoll::detail::mailboxes_of(c);
+  std::vector<pingpong_point> points;
+  if (!boxes) return points;
+  const int peer = 1 - rank;
+  for (const std::size_t bytes : sizes) {
+    const auto round_trip = [&] {
+      if (rank == 0) {
+        boxes->send(peer, buf.data(), bytes);
+        (void)boxes->receive(peer, buf.data(), bytes);
+      } else {
+        (void)boxes->receive(peer, buf.data(), bytes);
+        boxes->send(peer, buf.data(), bytes);
+      }
+    };
+    points.push_back(time_round_trips(bytes, samples, 20, round_trip));
   }
-  p.median = median(p.samples);
-  return p;
+  return points;
 }
 
 // --- gap and overhead ----------------------------------------------------------------
@@ -536,6 +574,18 @@ std::string per_byte(double spb) {
 }
 json::array numbers(const std::vector<double>& v) { return json::array(v.begin(), v.end()); }
 
+json::array points_json(const std::vector<pingpong_point>& v, bool with_samples) {
+  json::array a;
+  for (const pingpong_point& q : v) {
+    json::value e;
+    e.set("bytes", q.bytes);
+    e.set("median", q.median);
+    if (with_samples) e.set("samples", numbers(q.samples));
+    a.push_back(std::move(e));
+  }
+  return a;
+}
+
 /// The node of each rank (MPI_COMM_TYPE_SHARED), numbered in the order of
 /// their first ranks.
 std::vector<int> nodes_of_ranks(MPI_Comm comm, int rank, int size) {
@@ -758,6 +808,19 @@ int run(int argc, char** argv) {
   for (const pingpong_point& p : points) n.push_back(static_cast<double>(p.bytes)), t.push_back(p.median);
   const line_fit straight = fit_alpha_beta(n, t);
 
+  // 1b. Ping-pong through the node's mailboxes, up to the largest message they take.
+  std::vector<std::size_t> mailbox_sizes;
+  for (const std::size_t bytes : quick ? std::vector<std::size_t>{8, 1024, 8192}
+                                       : std::vector<std::size_t>{8, 64, 256, 1024, 2048, 4096, 8192})
+    if (bytes <= hpcoll::detail::shared_message_bytes(2)) mailbox_sizes.push_back(bytes);
+  const std::vector<pingpong_point> mailbox_points =
+      mailbox_pingpongs(comm, rank, mailbox_sizes, quick ? 7 : 61, buf);
+  std::vector<double> mailbox_n, mailbox_t;
+  for (const pingpong_point& q : mailbox_points)
+    mailbox_n.push_back(static_cast<double>(q.bytes)), mailbox_t.push_back(q.median);
+  const bool mailbox_measured = mailbox_points.size() >= 2;
+  const line_fit mailbox_fit = mailbox_measured ? fit_alpha_beta(mailbox_n, mailbox_t) : line_fit{};
+
   // 2. The protocol step and the cost of a shared core.
   ping_service ping(comm, rank, quick ? 5 : 15, buf);
   protocol_step step;
@@ -871,6 +934,10 @@ int run(int argc, char** argv) {
       p.gammas.push_back({e.key.substr(0, slash), e.key.substr(slash + 1), e.large});
     }
     if (source.measured) p.base.source_beta = source.source_beta;
+    if (mailbox_measured) {
+      p.base.mailbox_alpha = mailbox_fit.intercept;
+      p.base.mailbox_beta = mailbox_fit.slope;
+    }
     if (across.measured) {
       p.base.inter_alpha = across.fit.intercept;
       p.base.inter_beta = across.fit.slope;
@@ -927,6 +994,15 @@ int run(int argc, char** argv) {
       fit.set("large_message_beta", (b.median - a.median) / static_cast<double>(b.bytes - a.bytes));
     }
     m.set("fit", std::move(fit));
+    json::value mj;
+    if (mailbox_measured) {
+      mj.set("pingpong", points_json(mailbox_points, true));
+      mj.set("model", "t(n) = mailbox_alpha + n * mailbox_beta, least squares weighted by 1/t^2");
+      mj.set("rms_relative_residual", mailbox_fit.rms_rel);
+    } else {
+      mj.set("not_measured", "HPCOLL_SHARED_MEMORY=0: the defaults");
+    }
+    m.set("mailboxes", std::move(mj));
     json::value gj;
     gj.set("message_bytes", small_message);
     json::array bj;
@@ -971,20 +1047,10 @@ int run(int argc, char** argv) {
     gm.set("cached", "gamma_cached: the median of the sixteen in-cache values; cache_bytes: the largest by_size vector "
                      "whose value is below the geometric mean of gamma_cached and gamma");
     m.set("gamma", std::move(gm));
-    const auto points_json = [](const std::vector<pingpong_point>& v) {
-      json::array a;
-      for (const pingpong_point& q : v) {
-        json::value e;
-        e.set("bytes", q.bytes);
-        e.set("median", q.median);
-        a.push_back(std::move(e));
-      }
-      return a;
-    };
     json::value pj;
     pj.set("found", step.found);
-    pj.set("scan", points_json(step.scan));
-    pj.set("bisection", points_json(step.bisection));
+    pj.set("scan", points_json(step.scan, false));
+    pj.set("bisection", points_json(step.bisection, false));
     m.set("protocol", std::move(pj));
     json::value sj;
     sj.set("measured", crowded.measured);
@@ -1049,6 +1115,14 @@ int run(int argc, char** argv) {
                   human_bytes(b.bytes).c_str(),
                   per_byte((b.median - a.median) / static_cast<double>(b.bytes - a.bytes)).c_str());
     }
+    if (mailbox_measured)
+      std::printf("  mailbox   alpha %s, beta %s (ping-pong through the node's mailboxes, %zu B to %s; "
+                  "residual rms %.1f%%)\n",
+                  us(p.base.mailbox_alpha).c_str(), per_byte(p.base.mailbox_beta).c_str(), mailbox_points.front().bytes,
+                  human_bytes(mailbox_points.back().bytes).c_str(), 100 * mailbox_fit.rms_rel);
+    else
+      std::printf("  mailbox   not measured (HPCOLL_SHARED_MEMORY=0): alpha %s, beta %s, the defaults\n",
+                  us(p.base.mailbox_alpha).c_str(), per_byte(p.base.mailbox_beta).c_str());
     std::printf("  gap       %s per message (bursts of", us(p.base.gap).c_str());
     for (const burst_result& b : burst_results) std::printf(" %d", b.messages);
     std::printf(" 8-byte Isends)\n");

@@ -193,6 +193,39 @@ TEST_CASE("cost.protocol_cache_and_crowding") {
   }
 }
 
+// A blocking call's messages of at most mailbox_bytes go through the node's
+// mailboxes: a round of them costs mailbox_alpha + (m − 1)·g + mailbox_beta
+// per byte of the busier side, whatever the MPI library's protocol step; a
+// round with larger messages is priced as without mailboxes.
+TEST_CASE("cost.mailboxes") {
+  machine m = hockney;
+  m.eager_bytes = 100;
+  m.rendezvous = 5e-6;
+  m.mailbox_bytes = 1000;
+  m.mailbox_alpha = 0.5e-6;
+  m.mailbox_beta = 3e-10;
+  const double ma = m.mailbox_alpha, mb = m.mailbox_beta;
+  for (const int p : {2, 3, 5, 8}) {
+    for (const std::size_t n : {std::size_t{64}, std::size_t{1000}}) {
+      const auto N = static_cast<double>(n);
+      const hpcoll::prediction tree = predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, n, 1}, m);
+      CHECK_COST(tree, ceil_lg(p) * (ma + N * mb));
+      CHECK(tree.critical.mailbox_messages == ceil_lg(p));
+      CHECK(tree.critical.mailbox_bytes == ceil_lg(p) * N);
+      CHECK(tree.critical.messages == 0);
+      // The linear gather's root receives p − 1 messages in one round.
+      CHECK_COST(predict<S::linear>(hpcoll::gather_shape{0, p, 0, n, false, 1}, m), ma + (p - 2) * a + (p - 1) * N * mb);
+    }
+    const std::size_t n = 1001;  // beyond the mailboxes: the MPI library's rendezvous
+    CHECK_COST(predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, n, 1}, m), ceil_lg(p) * (a + 5e-6 + 1001 * b));
+  }
+  // Recursive doubling's exchanges of 800 bytes, reduced in place.
+  const int p = 8;
+  const std::size_t n = 800;
+  CHECK_COST(predict<S::recursive_doubling>(hpcoll::allreduce_shape{0, p, n, true, false, 1}, m),
+             3 * (ma + 800 * mb + 800 * g));
+}
+
 TEST_CASE("cost.compile_time") {
   // For a fixed p and size, schedules compare in static_assert ...
   constexpr hpcoll::allreduce_shape small{0, 64, 16, true, false, 8}, large{0, 64, std::size_t{1} << 22, true, false, 8};

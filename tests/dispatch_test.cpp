@@ -431,15 +431,15 @@ TEST_CASE("dispatch.verbose" * doctest::skip()) {
 }
 
 // A blocking call sends messages of up to shared_message_bytes() within a
-// node through shared memory, copied in and out as an eager message: the
-// model prices such a message without the MPI library's rendezvous, and
-// with HPCOLL_SHARED_MEMORY=0 as before (with the rendezvous handshake of each round). A broadcast of 6,000 bytes is one
-// message above the built-in eager size (4,040 B) and below 8 KiB.
-TEST_CASE("dispatch.shared_memory_messages_priced_eager") {
+// node through the node's mailboxes: the model prices such a message at the
+// machine's mailbox rates, and with HPCOLL_SHARED_MEMORY=0 as an MPI message
+// (here above the built-in eager size, 4,040 B: with the rendezvous
+// handshake). A broadcast of 6,000 bytes; at np 2 one message, one round.
+TEST_CASE("dispatch.mailbox_messages_priced") {
   const hpcoll::communicator c(MPI_COMM_WORLD);
   const int p = c.size();
   if (p < 2) {
-    MESSAGE("dispatch.shared_memory_messages_priced_eager needs two ranks on a node: not run at np 1");
+    MESSAGE("dispatch.mailbox_messages_priced needs two ranks on a node: not run at np 1");
     return;
   }
   CHECK(c.node_ranks() == p);  // the tests run on one machine
@@ -450,9 +450,15 @@ TEST_CASE("dispatch.shared_memory_messages_priced_eager") {
   shared.set("0");
   CHECK(hpcoll::detail::shared_message_bytes(p) == 0);
   const hpcoll::decision off = hpcoll::explain<void, std::byte>(c, shape);
-  const hpcoll::machine m = hpcoll::current_machine_profile().base;
-  if (m.eager_bytes < 6000)
-    CHECK(predicted(on, "binomial") < predicted(off, "binomial"));
-  else
-    CHECK(predicted(on, "binomial") == predicted(off, "binomial"));
+  hpcoll::machine m = hpcoll::current_machine_profile().base;
+  m.ranks_per_core = c.ranks_per_core();
+  CHECK(predicted(off, "binomial") == doctest::Approx(hpcoll::predict<S::binomial>(shape, m).seconds));
+  m.mailbox_bytes = 8192;
+  CHECK(predicted(on, "binomial") == doctest::Approx(hpcoll::predict<S::binomial>(shape, m).seconds));
+  if (p == 2 && c.ranks_per_core() <= 1) {
+    CHECK(predicted(on, "binomial") == doctest::Approx(m.mailbox_alpha + 6000 * m.mailbox_beta));
+    const double mpi = 6000 > m.eager_bytes ? m.alpha + m.handshake() + 6000 * m.beta
+                                            : m.alpha + 6000 * (m.beta + m.eager_copy);
+    CHECK(predicted(off, "binomial") == doctest::Approx(mpi));
+  }
 }

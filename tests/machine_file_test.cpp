@@ -92,6 +92,8 @@ TEST_CASE("machine_file.round_trip") {
   p.base.port_beta = 8.5e-9;
   p.base.source_beta = 7.5e-11;
   p.base.eager_copy = 3.5e-10;
+  p.base.mailbox_alpha = 2.25e-7;
+  p.base.mailbox_beta = 2.75e-10;
   p.gammas = {{"sum", "int32", 1.1e-10}, {"sum", "float64", 2.2e-10}, {"max", "uint8", 0.0}};
   p.measured = R"({"host":"node \"1\"","np":2,"pingpong":[{"bytes":0,"seconds":1.3e-06}]})";
 
@@ -115,7 +117,7 @@ TEST_CASE("machine_file.round_trip") {
   CHECK(contains(text, "\"switch_time\": 7e-06,"));
   CHECK(contains(text, "\"receiver_copies\": false,"));
   CHECK(contains(text, "\"inter_alpha\": 3.5e-06,\n  \"inter_beta\": 8e-09,\n  \"port_beta\": 8.5e-09,"));
-  CHECK(contains(text, "\"eager_copy\": 3.5e-10,"));
+  CHECK(contains(text, "\"eager_copy\": 3.5e-10,\n  \"mailbox_alpha\": 2.25e-07,\n  \"mailbox_beta\": 2.75e-10,"));
   for (double d : {1.0 / 3, 2e-6, 6.02214076e23, 5e-324, 1.7976931348623157e308, 0.1 + 0.2}) {
     p.base.beta = d;
     CHECK(hpcoll::parse_machine_profile(hpcoll::machine_profile_text(p), "<text>").base.beta == d);
@@ -161,6 +163,7 @@ TEST_CASE("machine_file.round_trip") {
   CHECK(w.base.rendezvous == hpcoll::machine{}.rendezvous);
   CHECK(h.base.eager_copy == 0);  // every byte at β, as files from before the key
   CHECK(h.base.port_beta == hpcoll::machine{}.port_beta);
+  CHECK(h.base.mailbox_alpha == hpcoll::machine{}.mailbox_alpha);
   CHECK(h.gammas.size() == 3);
   CHECK(h.measured == R"({"host":"example","np":2,"samples":[1,2,3]})");
 }
@@ -398,6 +401,8 @@ TEST_CASE("machine_file.calibrated" * doctest::skip()) {
   CHECK(p.base.eager_bytes >= 1024);
   CHECK(p.base.eager_copy >= 0);
   CHECK(std::isfinite(p.base.eager_copy));
+  CHECK(p.base.mailbox_alpha > 0);
+  CHECK(p.base.mailbox_beta > 0);
   for (const char* o : {"sum", "prod", "min", "max"})
     for (const char* t : {"int32", "int64", "float32", "float64"}) {
       CAPTURE(o);

@@ -26,7 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 again.base.rendezvous == p.base.rendezvous && again.base.cache_bytes == p.base.cache_bytes &&
                 again.base.gamma_cached == p.base.gamma_cached && again.base.copy_cached == p.base.copy_cached &&
                 again.base.switch_time == p.base.switch_time && again.base.receiver_copies == p.base.receiver_copies &&
-                again.base.source_beta == p.base.source_beta && again.base.eager_copy == p.base.eager_copy,
+                again.base.source_beta == p.base.source_beta && again.base.eager_copy == p.base.eager_copy &&
+                again.base.mailbox_alpha == p.base.mailbox_alpha && again.base.mailbox_beta == p.base.mailbox_beta,
             "the parameters change in a save and load");
   });
   return 0;

@@ -18,6 +18,9 @@
 //   + 2 (ranks per core − 1) · switch_time  on a crowded node, when it receives and sends on in
 //                                           the next round: the message it waits for needed its
 //                                           sender to get a core, what it sends needs it to get one,
+// except that a round whose messages fit the node's mailboxes (a blocking call's messages of at
+// most mailbox_bytes, machine.hpp) costs mailbox_alpha + (m − 1)·g + mailbox_beta · max(bytes
+// sent, bytes received) in place of the first three terms;
 // the round costs the maximum over ranks (rounds are aligned: see plan/plan.hpp),
 // and the call costs the sum over rounds. The model reads the very plans the
 // executors run, so model and schedule cannot drift apart. Everything is
@@ -60,6 +63,8 @@ struct cost_terms {
   double reduced = 0;      ///< γ terms
   double copied = 0;       ///< copy terms
   double waits = 0;        ///< rounds in which the rank receives what it sends on next round (a crowded node charges them)
+  double mailbox_messages = 0;  ///< mailbox_alpha terms (gap terms counted as for messages)
+  double mailbox_bytes = 0;     ///< mailbox_beta terms: bytes through the node's mailboxes
 };
 
 struct prediction {
@@ -74,6 +79,15 @@ namespace detail {
 /// elements in all are taken as alike.
 constexpr int beyond_eager(int count, std::size_t elems, std::size_t elem_size, const machine& m) {
   return count > 0 && elems * elem_size > m.eager_bytes * static_cast<std::size_t>(count) ? count : 0;
+}
+
+/// Whether a rank's messages of a round all go through the node's mailboxes
+/// (taken as alike, as beyond_eager takes them).
+constexpr bool through_mailboxes(const round_load& l, std::size_t elem_size, const machine& m) {
+  const auto fits = [&](int count, std::size_t elems) {
+    return elems * elem_size <= m.mailbox_bytes * static_cast<std::size_t>(count);
+  };
+  return m.mailbox_bytes > 0 && l.sends + l.recvs > 0 && fits(l.sends, l.out) && fits(l.recvs, l.in);
 }
 
 /// What a rank's link carries in a round: the side (sent or received) that
@@ -102,9 +116,15 @@ constexpr link_load link_of(const round_load& l, std::size_t elem_size, const ma
 /// A rank's terms in a round; `forwards`: it receives, and sends in the next round.
 constexpr cost_terms terms(const round_load& l, std::size_t elem_size, const machine& m, bool forwards) {
   const int messages = l.sends + l.recvs - (l.sends > 0 && l.recvs > 0 ? 1 : 0);
+  const auto bytes = [&](std::size_t elems) { return static_cast<double>(elems * elem_size); };
+  if (through_mailboxes(l, elem_size, m))
+    return {.reduced = bytes(l.reduced),
+            .copied = bytes(l.copied),
+            .waits = forwards && l.recvs > 0 ? 1.0 : 0.0,
+            .mailbox_messages = static_cast<double>(messages),
+            .mailbox_bytes = bytes(std::max(l.out, l.in))};
   const link_load link = link_of(l, elem_size, m);
   const int handshakes = std::max(link.rendezvous_sends, link.rendezvous_recvs);
-  const auto bytes = [&](std::size_t elems) { return static_cast<double>(elems * elem_size); };
   // The copies of a sender's rendezvous receivers share its memory; on a crowded node they
   // cannot copy at once (they take turns on the cores).
   const bool shared_source = m.receiver_copies && link.rendezvous_sends > 0 && !(m.ranks_per_core > 1);
@@ -121,12 +141,13 @@ constexpr cost_terms terms(const round_load& l, std::size_t elem_size, const mac
 
 /// The time of the bytes on a rank's link in a round's terms.
 constexpr double link_seconds(const cost_terms& t, const machine& m) {
-  return t.bytes * m.beta + t.eager_bytes * (m.beta + m.eager_copy);
+  return t.bytes * m.beta + t.eager_bytes * (m.beta + m.eager_copy) + t.mailbox_bytes * m.mailbox_beta;
 }
 
 /// The time of one round's terms (a rank's; rates chosen by the round's bytes).
 constexpr double seconds(const cost_terms& t, const machine& m) {
-  const double latency = t.messages > 0 ? m.alpha + (t.messages - 1) * m.gap : 0;
+  const auto latency_of = [&](double messages, double alpha) { return messages > 0 ? alpha + (messages - 1) * m.gap : 0; };
+  const double latency = latency_of(t.messages, m.alpha) + latency_of(t.mailbox_messages, m.mailbox_alpha);
   const auto cached = [&](double bytes) { return bytes <= static_cast<double>(m.cache_bytes); };
   const double gamma = cached(t.reduced) ? m.gamma_cached : m.gamma;
   const double copy = cached(t.copied) ? m.copy_cached : m.copy;
@@ -144,7 +165,8 @@ constexpr int regime(const round_load& l, std::size_t elem_size, const machine& 
   return over(l.sends >= l.recvs, 0) | over(l.out >= l.in, 1) | over(l.sends > 0, 2) | over(l.recvs > 0, 3) |
          over(beyond_eager(l.sends, l.out, elem_size, m) > 0, 4) | over(beyond_eager(l.recvs, l.in, elem_size, m) > 0, 5) |
          over(t.reduced > static_cast<double>(m.cache_bytes), 6) | over(t.copied > static_cast<double>(m.cache_bytes), 7) |
-         over(link_seconds(t, m) >= t.sourced * m.source_beta, 8) | over(link_of(l, elem_size, m).received, 9);
+         over(link_seconds(t, m) >= t.sourced * m.source_beta, 8) | over(link_of(l, elem_size, m).received, 9) |
+         over(through_mailboxes(l, elem_size, m), 10);
 }
 
 /// The cost of some rounds: their time and the critical path's terms.
@@ -162,6 +184,8 @@ struct rounds_cost {
     critical.reduced += times * o.critical.reduced;
     critical.copied += times * o.critical.copied;
     critical.waits += times * o.critical.waits;
+    critical.mailbox_messages += times * o.critical.mailbox_messages;
+    critical.mailbox_bytes += times * o.critical.mailbox_bytes;
   }
 };
 

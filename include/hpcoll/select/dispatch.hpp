@@ -271,17 +271,16 @@ inline int size_class(std::uint64_t bytes) {
 /// The decision from the current machine file, tuning table and environment,
 /// for ranks placed `ranks_per_core` to a core, `node_ranks` on the most
 /// populated node. A blocking call sends a message of up to
-/// shared_message_bytes(node_ranks) within a node through shared memory,
-/// copied in and out as an eager message is: the model prices it so, whatever
-/// the MPI library's eager size (nonblocking calls, whose messages all take
-/// MPI, share the decision).
+/// shared_message_bytes(node_ranks) within a node through the node's
+/// mailboxes: the model prices such messages at the machine's mailbox rates
+/// (nonblocking calls, whose messages all take MPI, share the decision).
 template <dispatchable Shape, class Op, class T>
 decision decide_now(const Shape& call, double ranks_per_core, int node_ranks) {
   const machine_profile& profile = current_machine_profile();
   const std::string variable = override_variable<Shape>();
   machine m = profile.for_reduction<Op, T>();
   m.ranks_per_core = ranks_per_core;
-  m.eager_bytes = std::max(m.eager_bytes, shared_message_bytes(node_ranks));
+  m.mailbox_bytes = shared_message_bytes(node_ranks);
   return decide(call, m, current_tuning_table(), std::getenv(variable.c_str()), reduction_key<Op, T>(), profile.source);
 }
 

@@ -185,7 +185,8 @@ inline machine_profile parse_machine_profile(std::string_view text, const std::s
                                                "overhead",    "copy",            "gamma",        "eager_bytes",
                                                "rendezvous",  "cache_bytes",     "gamma_cached", "copy_cached",
                                                "switch_time", "receiver_copies", "source_beta",  "inter_alpha",
-                                               "inter_beta",  "port_beta",       "eager_copy",   "measured"};
+                                               "inter_beta",  "port_beta",       "eager_copy",   "mailbox_alpha",
+                                               "mailbox_beta", "measured"};
   detail::json_for_each_member(doc.get(), [&](std::string_view key, json_object*) {
     if (!detail::one_of(key, known))
       machine_file_error(fn, source,
@@ -236,6 +237,8 @@ inline machine_profile parse_machine_profile(std::string_view text, const std::s
   optional("inter_beta", p.base.inter_beta);
   optional("port_beta", p.base.port_beta);
   optional("eager_copy", p.base.eager_copy);
+  optional("mailbox_alpha", p.base.mailbox_alpha);
+  optional("mailbox_beta", p.base.mailbox_beta);
   if (const auto v = detail::json_member(doc.get(), "receiver_copies")) {
     if (json_object_get_type(*v) != json_type_boolean)
       machine_file_error(fn, source,

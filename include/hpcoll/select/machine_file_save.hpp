@@ -38,6 +38,8 @@ inline std::string machine_profile_text(const machine_profile& p) {
   json_set(doc.get(), "inter_beta", json_number(p.base.inter_beta));
   json_set(doc.get(), "port_beta", json_number(p.base.port_beta));
   json_set(doc.get(), "eager_copy", json_number(p.base.eager_copy));
+  json_set(doc.get(), "mailbox_alpha", json_number(p.base.mailbox_alpha));
+  json_set(doc.get(), "mailbox_beta", json_number(p.base.mailbox_beta));
   json_value gamma(json_object_new_object());
   json_set(gamma.get(), "default", json_number(p.base.gamma));
   for (const reduction_gamma& g : p.gammas) json_set(gamma.get(), (g.op + "/" + g.type).c_str(), json_number(g.gamma));
