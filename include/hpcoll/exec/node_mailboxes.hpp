@@ -15,7 +15,8 @@
 // so they always agree on the path.
 //
 // HPCOLL_SHARED_MEMORY=0 turns it off (1 or unset: on). The dispatcher's
-// cost model prices these messages as eager ones (select/dispatch.hpp).
+// cost model prices these messages at the machine's mailbox rates
+// (machine::mailbox_alpha, mailbox_beta; select/cost.hpp).
 #pragma once
 
 #include <mpi.h>
