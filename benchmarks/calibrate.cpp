@@ -1000,7 +1000,8 @@ int run(int argc, char** argv) {
       mj.set("model", "t(n) = mailbox_alpha + n * mailbox_beta, least squares weighted by 1/t^2");
       mj.set("rms_relative_residual", mailbox_fit.rms_rel);
     } else {
-      mj.set("not_measured", "HPCOLL_SHARED_MEMORY=0: the defaults");
+      mj.set("not_measured", "fewer than two sizes through the mailboxes (HPCOLL_SHARED_MEMORY=0, or "
+                             "a message limit below 1 KiB): the defaults");
     }
     m.set("mailboxes", std::move(mj));
     json::value gj;
@@ -1121,7 +1122,8 @@ int run(int argc, char** argv) {
                   us(p.base.mailbox_alpha).c_str(), per_byte(p.base.mailbox_beta).c_str(), mailbox_points.front().bytes,
                   human_bytes(mailbox_points.back().bytes).c_str(), 100 * mailbox_fit.rms_rel);
     else
-      std::printf("  mailbox   not measured (HPCOLL_SHARED_MEMORY=0): alpha %s, beta %s, the defaults\n",
+      std::printf("  mailbox   not measured (fewer than two sizes through the mailboxes: HPCOLL_SHARED_MEMORY=0, "
+                  "or a message limit below 1 KiB): alpha %s, beta %s, the defaults\n",
                   us(p.base.mailbox_alpha).c_str(), per_byte(p.base.mailbox_beta).c_str());
     std::printf("  gap       %s per message (bursts of", us(p.base.gap).c_str());
     for (const burst_result& b : burst_results) std::printf(" %d", b.messages);
