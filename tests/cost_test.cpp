@@ -191,6 +191,24 @@ TEST_CASE("cost.protocol_cache_and_crowding") {
     CHECK_COST(predict<S::recursive_doubling>(hpcoll::allreduce_shape{0, p, n, true, false, 1}, m),
                ceil_lg(p) * (a + 64 * b + 64 * g) + (ceil_lg(p) - 1) * wait);
   }
+  // Fewer than two ranks a core: a forwarding rank waits only where the round
+  // it receives in, or the one it sends on in, keeps more ranks busy than the
+  // node has cores. 3 ranks on 2 cores: recursive doubling's fold, exchange
+  // and unfold keep two busy each, the linear root's first round all three.
+  // 4 ranks on 8 / 3 cores: the binomial tree's second round keeps four busy.
+  machine few = hockney;
+  few.switch_time = 1e-6;
+  few.ranks_per_core = 1.5;
+  const double one_wait = 2 * 0.5 * few.switch_time;
+  const int p = 3;
+  const std::size_t n = 64;
+  const hpcoll::allreduce_shape three{0, p, n, true, false, 1};
+  CHECK_COST(predict<S::recursive_doubling>(three, few), predict<S::recursive_doubling>(three, hockney).seconds);
+  CHECK_COST(predict<S::linear>(three, few), predict<S::linear>(three, hockney).seconds + one_wait);
+  const hpcoll::bcast_shape four{0, 4, 0, n, 1};
+  CHECK_COST(predict<S::binomial>(four, few), predict<S::binomial>(four, hockney).seconds + one_wait);
+  CHECK_COST(predict<S::binomial>(hpcoll::bcast_shape{0, 3, 0, n, 1}, few),
+             predict<S::binomial>(hpcoll::bcast_shape{0, 3, 0, n, 1}, hockney).seconds);
 }
 
 // A blocking call's messages of at most mailbox_bytes go through the node's

@@ -189,21 +189,36 @@ struct rounds_cost {
   }
 };
 
-/// Keeps the slowest of the loads it is shown: one round's cost.
+/// Keeps the slowest of the loads it is shown: one round's cost, with the
+/// forwarding waits of a crowded node or, cost(false), without them; and how
+/// many of the ranks shown were busy (sent or received).
 class slowest_rank {
 public:
   constexpr slowest_rank(const machine& m, std::size_t elem_size) : m_(&m), elem_size_(elem_size) {}
   constexpr void show(const round_load& load, bool forwards) {
-    const cost_terms t = terms(load, elem_size_, *m_, forwards);
-    if (const double s = seconds(t, *m_); s > seconds_) seconds_ = s, critical_ = t;
+    cost_terms t = terms(load, elem_size_, *m_, forwards);
+    const double s = seconds(t, *m_);
+    if (s > seconds_) seconds_ = s, critical_ = t;
+    if (load.sends + load.recvs > 0) ++busy_;
+    if (t.waits > 0) {  // a crowded node's forwarding rank: its time without the wait
+      t.waits = 0;
+      if (const double u = seconds(t, *m_); u > unwaited_) unwaited_ = u, critical_unwaited_ = t;
+    } else if (s > unwaited_) {
+      unwaited_ = s, critical_unwaited_ = t;
+    }
   }
-  constexpr rounds_cost cost() const { return {seconds_ > 0 ? seconds_ : 0, critical_}; }
+  constexpr rounds_cost cost(bool waits = true) const {
+    if (!waits) return {unwaited_ > 0 ? unwaited_ : 0, critical_unwaited_};
+    return {seconds_ > 0 ? seconds_ : 0, critical_};
+  }
+  constexpr int busy() const { return busy_; }
 
 private:
   const machine* m_;
   std::size_t elem_size_;
-  double seconds_ = -1;
-  cost_terms critical_;
+  double seconds_ = -1, unwaited_ = -1;
+  int busy_ = 0;
+  cost_terms critical_, critical_unwaited_;
 };
 
 /// Whether a rank that received in round r keeps others waiting on a crowded
@@ -216,12 +231,18 @@ constexpr bool forwards_after(const Plan& plan, const round_load& load, int r, c
   return sends;
 }
 
-/// The full walk: every rank in every round.
+/// The full walk: every rank in every round. On a node with fewer than two
+/// ranks a core, a rank that forwards waits for a core only where the round
+/// it receives in, or the one it sends on in, keeps more ranks busy than the
+/// node has cores: the ranks waiting for a message give theirs up. With two
+/// or more a core, every forwarding rank waits.
 template <class S, class Shape>
 constexpr prediction predict_every_rank(const Shape& shape, const machine& m) {
   prediction result;
   result.rounds = plan_for<S>(for_rank(shape, 0)).rounds();
+  const double cores = m.ranks_per_core < 2 ? shape.size / std::max(m.ranks_per_core, 1.0) : 0;
   rounds_cost total;
+  slowest_rank previous{m, shape.elem_size};
   for (int r = 0; r < result.rounds; ++r) {
     slowest_rank round{m, shape.elem_size};
     for (int q = 0; q < shape.size; ++q) {
@@ -232,8 +253,10 @@ constexpr prediction predict_every_rank(const Shape& shape, const machine& m) {
       plan.round(r, [&](const step& st) { load.add(st); });
       round.show(load, forwards_after(plan, load, r, m));
     }
-    total.add(round.cost());
+    if (r > 0) total.add(previous.cost(previous.busy() > cores || round.busy() > cores));
+    previous = round;
   }
+  if (result.rounds > 0) total.add(previous.cost());
   result.seconds = total.seconds;
   result.critical = total.critical;
   return result;
