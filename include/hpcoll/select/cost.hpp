@@ -17,7 +17,9 @@
 //   + γ · bytes reduced + copy · bytes copied locally (in-cache rates when the round's bytes fit)
 //   + 2 (ranks per core − 1) · switch_time  on a crowded node, when it receives and sends on in
 //                                           the next round: the message it waits for needed its
-//                                           sender to get a core, what it sends needs it to get one,
+//                                           sender to get a core, what it sends needs it to get one
+//                                           (below two ranks a core, only where one of the two
+//                                           rounds keeps more ranks busy than there are cores),
 // except that a round whose messages fit the node's mailboxes (a blocking call's messages of at
 // most mailbox_bytes, machine.hpp) costs mailbox_alpha + (m − 1)·g + mailbox_beta · max(bytes
 // sent, bytes received) in place of the first three terms;
