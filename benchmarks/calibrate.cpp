@@ -259,6 +259,10 @@ pingpong_point pingpong(MPI_Comm comm, int rank, std::size_t bytes, int samples,
   return time_round_trips(bytes, samples, batch, round_trip);
 }
 
+/// Why the mailbox rates were not measured, when mailbox_pingpongs() timed fewer than two sizes.
+constexpr const char* mailboxes_not_measured =
+    "fewer than two sizes through the mailboxes: HPCOLL_SHARED_MEMORY=0, or a message limit below 1 KiB";
+
 /// pingpong() through the node's mailboxes (exec/node_mailboxes.hpp), the way a
 /// blocking collective sends its small messages, at `sizes` (each at most
 /// shared_message_bytes(2)); nothing when the communicator has none
@@ -1000,8 +1004,7 @@ int run(int argc, char** argv) {
       mj.set("model", "t(n) = mailbox_alpha + n * mailbox_beta, least squares weighted by 1/t^2");
       mj.set("rms_relative_residual", mailbox_fit.rms_rel);
     } else {
-      mj.set("not_measured", "fewer than two sizes through the mailboxes (HPCOLL_SHARED_MEMORY=0, or "
-                             "a message limit below 1 KiB): the defaults");
+      mj.set("not_measured", std::string(mailboxes_not_measured) + "; the defaults");
     }
     m.set("mailboxes", std::move(mj));
     json::value gj;
@@ -1122,8 +1125,7 @@ int run(int argc, char** argv) {
                   us(p.base.mailbox_alpha).c_str(), per_byte(p.base.mailbox_beta).c_str(), mailbox_points.front().bytes,
                   human_bytes(mailbox_points.back().bytes).c_str(), 100 * mailbox_fit.rms_rel);
     else
-      std::printf("  mailbox   not measured (fewer than two sizes through the mailboxes: HPCOLL_SHARED_MEMORY=0, "
-                  "or a message limit below 1 KiB): alpha %s, beta %s, the defaults\n",
+      std::printf("  mailbox   not measured (%s): alpha %s, beta %s, the defaults\n", mailboxes_not_measured,
                   us(p.base.mailbox_alpha).c_str(), per_byte(p.base.mailbox_beta).c_str());
     std::printf("  gap       %s per message (bursts of", us(p.base.gap).c_str());
     for (const burst_result& b : burst_results) std::printf(" %d", b.messages);

@@ -202,12 +202,9 @@ public:
     const double s = seconds(t, *m_);
     if (s > seconds_) seconds_ = s, critical_ = t;
     if (load.sends + load.recvs > 0) ++busy_;
-    if (t.waits > 0) {  // a crowded node's forwarding rank: its time without the wait
-      t.waits = 0;
-      if (const double u = seconds(t, *m_); u > unwaited_) unwaited_ = u, critical_unwaited_ = t;
-    } else if (s > unwaited_) {
-      unwaited_ = s, critical_unwaited_ = t;
-    }
+    // A crowded node's forwarding rank: its time without the wait.
+    const double u = t.waits > 0 ? (t.waits = 0, seconds(t, *m_)) : s;
+    if (u > unwaited_) unwaited_ = u, critical_unwaited_ = t;
   }
   constexpr rounds_cost cost(bool waits = true) const {
     if (!waits) return {unwaited_ > 0 ? unwaited_ : 0, critical_unwaited_};
@@ -242,6 +239,7 @@ template <class S, class Shape>
 constexpr prediction predict_every_rank(const Shape& shape, const machine& m) {
   prediction result;
   result.rounds = plan_for<S>(for_rank(shape, 0)).rounds();
+  // 0: every forwarding rank waits.
   const double cores = m.ranks_per_core < 2 ? shape.size / std::max(m.ranks_per_core, 1.0) : 0;
   rounds_cost total;
   slowest_rank previous{m, shape.elem_size};
