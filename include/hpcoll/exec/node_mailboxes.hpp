@@ -98,7 +98,7 @@ public:
     }
 
     payload_ = shared_message_bytes(locals);
-    stride_ = (slot_header_bytes + payload_ + 63) / 64 * 64;  // every slot on lines of its own
+    stride_ = (slot_header_bytes + payload_ + line_bytes - 1) / line_bytes * line_bytes;  // every slot on lines of its own
     const std::size_t ring_bytes = ring_header_bytes + slots * stride_;
     // Each rank holds the rings it receives on (near its own core).
     MPI_Info info;
@@ -171,9 +171,15 @@ public:
       if (n - consumed_seen_[p] >= slots) return false;
     }
     std::byte* slot = slot_of(out_[p], n);
-    header(slot).bytes = static_cast<std::uint32_t>(bytes);
-    if (bytes) std::memcpy(slot + slot_header_bytes, data, bytes);
-    std::atomic_ref(header(slot).sequence).store(n + 1, std::memory_order_release);
+    // The receiver polls the slot's first line: write the lines after it
+    // first, then the first line's payload and header together, so that the
+    // polling takes that line from this core once per message, not at each
+    // store to it.
+    const auto* from = static_cast<const std::byte*>(data);
+    if (bytes > first_line_payload)
+      std::memcpy(slot + line_bytes, from + first_line_payload, bytes - first_line_payload);
+    if (bytes) std::memcpy(slot + slot_header_bytes, from, std::min(bytes, first_line_payload));
+    header_word(slot).store(std::uint64_t{bytes} << 32 | (n + 1), std::memory_order_release);
     sent_[p] = n + 1;
     return true;
   }
@@ -187,8 +193,9 @@ public:
     const std::uint32_t n = received_[p];
     std::byte* ring = in_[p];
     std::byte* slot = slot_of(ring, n);
-    if (std::atomic_ref(header(slot).sequence).load(std::memory_order_acquire) != n + 1) return false;
-    received = header(slot).bytes;
+    const std::uint64_t word = header_word(slot).load(std::memory_order_acquire);
+    if (static_cast<std::uint32_t>(word) != n + 1) return false;
+    received = word >> 32;
     if (received) std::memcpy(data, slot + slot_header_bytes, std::min(bytes, received));
     consumed(ring).store(n + 1, std::memory_order_release);
     received_[p] = n + 1;
@@ -220,21 +227,21 @@ public:
 
 private:
   static constexpr std::size_t ring_header_bytes = 64;  ///< the receiver's count of messages consumed
-  /// A slot: sequence number and size, then the payload on the same cache
-  /// line (a small message moves one line).
+  /// A slot: one word, the size above the sequence number (n + 1 once
+  /// message n is in the slot; read and written atomically, as one), then
+  /// the payload on the same cache line (a small message moves one line).
   static constexpr std::size_t slot_header_bytes = 8;
-
-  struct slot_header {
-    /// n + 1 once message n is in the slot (read and written atomically)
-    alignas(std::atomic_ref<std::uint32_t>::required_alignment) std::uint32_t sequence;
-    std::uint32_t bytes;
-  };
-  static_assert(std::atomic_ref<std::uint32_t>::is_always_lock_free && sizeof(slot_header) == slot_header_bytes);
+  static constexpr std::size_t line_bytes = 64;
+  static constexpr std::size_t first_line_payload = line_bytes - slot_header_bytes;
+  static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free &&
+                std::atomic_ref<std::uint64_t>::required_alignment <= 64);
 
   static std::atomic_ref<std::uint32_t> consumed(std::byte* ring) noexcept {
     return std::atomic_ref(*reinterpret_cast<std::uint32_t*>(ring));
   }
-  static slot_header& header(std::byte* slot) noexcept { return *reinterpret_cast<slot_header*>(slot); }
+  static std::atomic_ref<std::uint64_t> header_word(std::byte* slot) noexcept {
+    return std::atomic_ref(*reinterpret_cast<std::uint64_t*>(slot));
+  }
   std::byte* slot_of(std::byte* ring, std::uint32_t n) const noexcept {
     return ring + ring_header_bytes + (n % slots) * stride_;
   }
