@@ -193,6 +193,9 @@ public:
     const std::uint32_t n = received_[p];
     std::byte* ring = in_[p];
     std::byte* slot = slot_of(ring, n);
+    // A message of two lines: ask for the second while waiting for the
+    // first, so that the two cross from the sender's core together.
+    if (bytes > first_line_payload && bytes <= first_line_payload + line_bytes) __builtin_prefetch(slot + line_bytes);
     const std::uint64_t word = header_word(slot).load(std::memory_order_acquire);
     if (static_cast<std::uint32_t>(word) != n + 1) return false;
     received = word >> 32;
