@@ -237,7 +237,7 @@ private:
   static constexpr std::size_t line_bytes = 64;
   static constexpr std::size_t first_line_payload = line_bytes - slot_header_bytes;
   static_assert(std::atomic_ref<std::uint64_t>::is_always_lock_free &&
-                std::atomic_ref<std::uint64_t>::required_alignment <= 64);
+                std::atomic_ref<std::uint64_t>::required_alignment <= line_bytes);
 
   static std::atomic_ref<std::uint32_t> consumed(std::byte* ring) noexcept {
     return std::atomic_ref(*reinterpret_cast<std::uint32_t*>(ring));

@@ -202,8 +202,11 @@ public:
     const double s = seconds(t, *m_);
     if (s > seconds_) seconds_ = s, critical_ = t;
     if (load.sends + load.recvs > 0) ++busy_;
-    // A crowded node's forwarding rank: its time without the wait.
-    const double u = t.waits > 0 ? (t.waits = 0, seconds(t, *m_)) : s;
+    double u = s;
+    if (t.waits > 0) {  // a crowded node's forwarding rank: its time without the wait
+      t.waits = 0;
+      u = seconds(t, *m_);
+    }
     if (u > unwaited_) unwaited_ = u, critical_unwaited_ = t;
   }
   constexpr rounds_cost cost(bool waits = true) const {
