@@ -217,31 +217,33 @@ class CompareFrom(Case):
         lines = self.run_ok("compare_builds.py", *HIDDEN, "--cwd", self.dir, "--from", "compare").splitlines()
         at = lines.index("allreduce, np = 2 (2 ranks on 2 cores)")
         self.assertEqual(lines[at + 1:at + 9], [
-            "                         | rows | fast-mode |  min | before µs | after µs",
-            "  -----------------------+------+-----------+------+-----------+---------",
-            # (0.75 · 1.10 · 1 · 0.80)^(1/4) = 0.90; minima (0.75 · 1.10 · 1 · 0.75)^(1/4) = 0.89
-            "  hpcoll rows, geomean   |    4 |      0.90 | 0.89 |           |         ",
-            "  native rows, geomean   |    2 |      1.05 | 1.00 |           |         ",  # √1.1 = 1.05
-            "  -----------------------+------+-----------+------+-----------+---------",
-            "  allreduce/default/8    |      |      0.75 | 0.75 |      2.00 |     1.50",
-            "  allreduce/ring/1024    |      |      0.80 | 0.75 |      8.00 |     6.40",
-            # bimodal: after 11, 22, 23 µs; the plain median (22 / 10 = 2.2) would report a slow-down
-            "  allreduce/default/1024 |      |      1.10 | 1.10 |      10.0 |     11.0"])
-        self.assertIn("  bcast/binomial/8     |      |      0.50 | 0.50 |      1.00 |     0.50", lines)
-        self.assertIn("  hpcoll rows, geomean |    4 |      0.90 | 0.90 |           |         ", lines)
+            "                         | rows | fast-mode | median |  min | before µs | after µs",
+            "  -----------------------+------+-----------+--------+------+-----------+---------",
+            # (0.75 · 1.10 · 1 · 0.80)^(1/4) = 0.90; medians (0.75 · 2.20 · 1 · 0.80)^(1/4) = 1.07;
+            # minima (0.75 · 1.10 · 1 · 0.75)^(1/4) = 0.89
+            "  hpcoll rows, geomean   |    4 |      0.90 |   1.07 | 0.89 |           |         ",
+            "  native rows, geomean   |    2 |      1.05 |   1.05 | 1.00 |           |         ",  # √1.1 = 1.05
+            "  -----------------------+------+-----------+--------+------+-----------+---------",
+            "  allreduce/default/8    |      |      0.75 |   0.75 | 0.75 |      2.00 |     1.50",
+            "  allreduce/ring/1024    |      |      0.80 |   0.80 | 0.75 |      8.00 |     6.40",
+            # bimodal: after 11, 22, 23 µs; the plain median (22 / 10 = 2.2) reports a slow-down, the
+            # fast-mode median and the minimum do not: the columns disagree
+            "  allreduce/default/1024 |      |      1.10 |   2.20 | 1.10 |      10.0 |     11.0"])
+        self.assertIn("  bcast/binomial/8     |      |      0.50 |   0.50 | 0.50 |      1.00 |     0.50", lines)
+        self.assertIn("  hpcoll rows, geomean |    4 |      0.90 |   0.90 | 0.90 |           |         ", lines)
         self.assertIn("overall, fast-mode ratio after/before: hpcoll rows (8): geomean 0.90, median 1.00; "
                       "native rows (4): geomean 1.02, median 1.00", lines)
         self.assertEqual(lines[lines.index("Rows in one build only:") + 1], "- np 2 bcast/linear/8: only in after")
         self.assertEqual(self.read(folder, "report.txt").splitlines(), lines[:-1])  # all but the log line
         md = self.read(folder, "report.md")
         self.assertIn("### bcast, np = 2 (2 ranks on 2 cores)", md)
-        self.assertIn("| allreduce/ring/1024 |  | 0.80 | 0.75 | 8.00 | 6.40 |", md)
+        self.assertIn("| allreduce/ring/1024 |  | 0.80 | 0.80 | 0.75 | 8.00 | 6.40 |", md)
         self.assertIn("- Settings: 3 round(s), the builds alternating (odd rounds before first); sizes 8 B..1 KiB; "
                       "Open MPI v4.1.4", md)
         report = json.loads(self.read(folder, "report.json"))
         self.assertEqual(report["only_in_one_build"], [{"np": 2, "name": "bcast/linear/8", "only_in": "after"}])
         bimodal = next(r for r in report["rows"] if r["name"] == "allreduce/default/1024")
-        self.assertEqual((bimodal["after_us"], bimodal["after_fast_us"]), ([11, 22, 23], 11))
+        self.assertEqual((bimodal["after_us"], bimodal["after_fast_us"], bimodal["after_median_us"]), ([11, 22, 23], 11, 22))
         self.assertEqual(len(report["rows"]), 12)
 
     def test_before_must_be_executable(self):
@@ -360,7 +362,7 @@ class RunModes(Case):
         # Both builds are the fake binary (every ratio is 1); the order flips every round; np 1 runs pinned.
         out = self.run_fake("compare_builds.py", "compare/after-np2-bcast-r1.json", "--before", self.fake,
                             "--np", "1", "--rounds", "2", "--collectives", "bcast", "--out", "c")
-        self.assertIn("  hpcoll rows, geomean |    5 |      1.00 | 1.00 |           |         ", out.splitlines())
+        self.assertIn("  hpcoll rows, geomean |    5 |      1.00 |   1.00 | 1.00 |           |         ", out.splitlines())
         commands = self.read(self.dir, "c", "commands.txt")
         order = [line.split(":")[0][2:] for line in commands.splitlines() if line.startswith("# ")]
         self.assertEqual(order, ["before-np1-bcast-r1", "after-np1-bcast-r1", "after-np1-bcast-r2",
