@@ -130,11 +130,17 @@ TEST_CASE("cost.protocol_cache_and_crowding") {
     // the data out of its memory at once, sharing its memory's bandwidth.
     CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, n, 1}, m),
                std::max(a + (p - 2) * a + (p - 1) * (r + N * m.source_beta), a + r + N * b));
-    // Ranks crowded on their cores take turns: no copies at once, none shared.
+    // Ranks crowded on their cores take turns: no copies at once, none
+    // shared; every handshake waits for the peer to get a core, and the
+    // round lasts at least as long as the p / 2 cores take to copy for the
+    // p − 1 receivers (added to the slowest rank's time beyond its own bytes).
     machine crowded = m;
     crowded.ranks_per_core = 2;
+    const double handshake_wait = 2 * crowded.switch_time;
+    const double root = (p - 1) * (a + r) + handshake_wait, receiver = a + r + N * b + handshake_wait;
+    const double cores_copying = 2.0 * (p - 1) / p * N * b;
     CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, n, 1}, crowded),
-               std::max(a + (p - 2) * a + (p - 1) * r, a + r + N * b));
+               root > receiver ? root + cores_copying : receiver + std::max(0.0, cores_copying - N * b));
     // Through a link of its own (a network, a two-copy transport) the root
     // sends every byte itself.
     machine link = m;
@@ -177,19 +183,28 @@ TEST_CASE("cost.protocol_cache_and_crowding") {
   }
   // Crowded: a round in which a rank receives what it sends on in the next
   // round costs 2 (ranks per core − 1) switch times more. A binomial broadcast
-  // forwards in all rounds but the last; a linear one never does.
+  // forwards in all rounds but the last; a linear one never does. A round
+  // lasts at least the node's cores' share of its busy ranks' bytes: with 3
+  // ranks a core, p / 3 cores (one at least) move `busy` ranks' bytes,
+  // busy / cores times one rank's, where the slowest rank moves its own once.
   m = hockney;
   m.ranks_per_core = 3;
   m.switch_time = 1e-6;
   const double wait = 2 * 2 * m.switch_time;
   for (const int p : {2, 4, 8}) {
     const std::size_t n = 64;
+    const double cores = std::max(1.0, p / 3.0);
+    const auto others = [&](int busy) { return std::max(0.0, busy / cores - 1); };  // bytes beyond its own
+    double tree_shared = 0;  // the binomial tree's round k keeps 2^(k+1) ranks busy
+    for (int k = 0; k < ceil_lg(p); ++k) tree_shared += others(2 << k) * 64 * b;
     CHECK_COST(predict<S::binomial>(hpcoll::bcast_shape{0, p, 0, n, 1}, m),
-               ceil_lg(p) * (a + 64 * b) + (ceil_lg(p) - 1) * wait);
-    CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, n, 1}, m), (p - 1) * (a + 64 * b));
-    // Recursive doubling forwards every round's sum but the last's.
+               ceil_lg(p) * (a + 64 * b) + (ceil_lg(p) - 1) * wait + tree_shared);
+    // The linear root sends every byte of the round; its receivers as many again.
+    CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, n, 1}, m),
+               (p - 1) * (a + 64 * b) + std::max(0.0, 2 * (p - 1) / cores - (p - 1)) * 64 * b);
+    // Recursive doubling forwards every round's sum but the last's; every rank is busy every round.
     CHECK_COST(predict<S::recursive_doubling>(hpcoll::allreduce_shape{0, p, n, true, false, 1}, m),
-               ceil_lg(p) * (a + 64 * b + 64 * g) + (ceil_lg(p) - 1) * wait);
+               ceil_lg(p) * (a + (64 * b + 64 * g) * (1 + others(p))) + (ceil_lg(p) - 1) * wait);
   }
   // Fewer than two ranks a core: a forwarding rank waits only where the round
   // it receives in, or the one it sends on in, keeps more ranks busy than the
@@ -205,8 +220,9 @@ TEST_CASE("cost.protocol_cache_and_crowding") {
   const hpcoll::allreduce_shape three{0, p, n, true, false, 1};
   CHECK_COST(predict<S::recursive_doubling>(three, few), predict<S::recursive_doubling>(three, hockney).seconds);
   CHECK_COST(predict<S::linear>(three, few), predict<S::linear>(three, hockney).seconds + one_wait);
+  // The tree's second round keeps four ranks busy on 8 / 3 cores: half a rank's bytes more.
   const hpcoll::bcast_shape four{0, 4, 0, n, 1};
-  CHECK_COST(predict<S::binomial>(four, few), predict<S::binomial>(four, hockney).seconds + one_wait);
+  CHECK_COST(predict<S::binomial>(four, few), predict<S::binomial>(four, hockney).seconds + one_wait + 0.5 * 64 * b);
   CHECK_COST(predict<S::binomial>(hpcoll::bcast_shape{0, 3, 0, n, 1}, few),
              predict<S::binomial>(hpcoll::bcast_shape{0, 3, 0, n, 1}, hockney).seconds);
 }

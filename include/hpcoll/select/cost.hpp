@@ -17,13 +17,16 @@
 //   + γ · bytes reduced + copy · bytes copied locally (in-cache rates when the round's bytes fit)
 //   + 2 (ranks per core − 1) · switch_time  on a crowded node, when it receives and sends on in
 //                                           the next round: the message it waits for needed its
-//                                           sender to get a core, what it sends needs it to get one
-//                                           (below two ranks a core, only where one of the two
-//                                           rounds keeps more ranks busy than there are cores),
+//                                           sender to get a core, what it sends needs it to get one;
+//                                           and again when it shakes hands, which needs its peer
+//                                           to get a core (below two ranks a core, only where one
+//                                           of the two rounds keeps more ranks busy than there are cores),
 // except that a round whose messages fit the node's mailboxes (a blocking call's messages of at
 // most mailbox_bytes, machine.hpp) costs mailbox_alpha + (m − 1)·g + mailbox_beta · max(bytes
 // sent, bytes received) in place of the first three terms;
-// the round costs the maximum over ranks (rounds are aligned: see plan/plan.hpp),
+// the round costs the maximum over ranks (rounds are aligned: see plan/plan.hpp)
+// and, on a crowded node, no less than the cores' share of all its ranks' byte
+// terms (β, γ, copy: a core moves the bytes of every rank it runs);
 // and the call costs the sum over rounds. The model reads the very plans the
 // executors run, so model and schedule cannot drift apart. Everything is
 // constexpr: static_assert can compare schedules, and hpcoll::cheapest picks a
@@ -64,9 +67,11 @@ struct cost_terms {
   double sourced = 0;      ///< source_beta terms: rendezvous bytes receivers copy out of this rank
   double reduced = 0;      ///< γ terms
   double copied = 0;       ///< copy terms
-  double waits = 0;        ///< rounds in which the rank receives what it sends on next round (a crowded node charges them)
+  double waits = 0;        ///< waits for a core on a crowded node: rounds in which the rank receives what it
+                           ///< sends on next round, rounds in which it shakes hands
   double mailbox_messages = 0;  ///< mailbox_alpha terms (gap terms counted as for messages)
   double mailbox_bytes = 0;     ///< mailbox_beta terms: bytes through the node's mailboxes
+  double shared_core = 0;       ///< seconds a crowded node's core spends on the bytes of its other ranks
 };
 
 struct prediction {
@@ -138,7 +143,7 @@ constexpr cost_terms terms(const round_load& l, std::size_t elem_size, const mac
           shared_source ? bytes(l.out) : 0.0,
           bytes(l.reduced),
           bytes(l.copied),
-          forwards && l.recvs > 0 ? 1.0 : 0.0};
+          (forwards && l.recvs > 0 ? 1.0 : 0.0) + (m.ranks_per_core > 1 && handshakes > 0 ? 1.0 : 0.0)};
 }
 
 /// The time of the bytes on a rank's link in a round's terms.
@@ -146,17 +151,22 @@ constexpr double link_seconds(const cost_terms& t, const machine& m) {
   return t.bytes * m.beta + t.eager_bytes * (m.beta + m.eager_copy) + t.mailbox_bytes * m.mailbox_beta;
 }
 
-/// The time of one round's terms (a rank's; rates chosen by the round's bytes).
-constexpr double seconds(const cost_terms& t, const machine& m) {
-  const auto latency_of = [&](double messages, double alpha) { return messages > 0 ? alpha + (messages - 1) * m.gap : 0; };
-  const double latency = latency_of(t.messages, m.alpha) + latency_of(t.mailbox_messages, m.mailbox_alpha);
+/// The time a rank's core spends on the bytes of a round's terms: moving,
+/// reducing and copying them (rates chosen by the round's bytes).
+constexpr double byte_seconds(const cost_terms& t, const machine& m) {
   const auto cached = [&](double bytes) { return bytes <= static_cast<double>(m.cache_bytes); };
   const double gamma = cached(t.reduced) ? m.gamma_cached : m.gamma;
   const double copy = cached(t.copied) ? m.copy_cached : m.copy;
+  return std::max(link_seconds(t, m), t.sourced * m.source_beta) + t.reduced * gamma + t.copied * copy;
+}
+
+/// The time of one round's terms (a rank's).
+constexpr double seconds(const cost_terms& t, const machine& m) {
+  const auto latency_of = [&](double messages, double alpha) { return messages > 0 ? alpha + (messages - 1) * m.gap : 0; };
+  const double latency = latency_of(t.messages, m.alpha) + latency_of(t.mailbox_messages, m.mailbox_alpha);
   const double crowding = m.ranks_per_core > 1 ? 2 * (m.ranks_per_core - 1) * m.switch_time : 0;
   const double handshakes = t.handshakes > 0 ? t.handshakes * m.handshake() : 0;
-  return latency + handshakes + std::max(link_seconds(t, m), t.sourced * m.source_beta) +
-         t.reduced * gamma + t.copied * copy + t.waits * crowding;
+  return latency + handshakes + byte_seconds(t, m) + t.waits * crowding + t.shared_core;
 }
 
 /// Which side of every threshold of seconds() a round's load is on: between two
@@ -188,6 +198,7 @@ struct rounds_cost {
     critical.waits += times * o.critical.waits;
     critical.mailbox_messages += times * o.critical.mailbox_messages;
     critical.mailbox_bytes += times * o.critical.mailbox_bytes;
+    critical.shared_core += times * o.critical.shared_core;
   }
 };
 
@@ -202,6 +213,7 @@ public:
     const double s = seconds(t, *m_);
     if (s > seconds_) seconds_ = s, critical_ = t;
     if (load.sends + load.recvs > 0) ++busy_;
+    all_bytes_ += byte_seconds(t, *m_);
     double u = s;
     if (t.waits > 0) {  // a crowded node's forwarding rank: its time without the wait
       t.waits = 0;
@@ -213,12 +225,22 @@ public:
     if (!waits) return {unwaited_ > 0 ? unwaited_ : 0, critical_unwaited_};
     return {seconds_ > 0 ? seconds_ : 0, critical_};
   }
+  /// cost(waits) on a node of `cores` cores that runs more ranks than that:
+  /// a core moves the bytes of all its ranks, so the round lasts at least the
+  /// cores' share of every rank's byte time (what the slowest rank spends on
+  /// its own bytes is part of that share).
+  constexpr rounds_cost cost_on_cores(bool waits, double cores) const {
+    rounds_cost c = cost(waits);
+    const double share = all_bytes_ / cores - byte_seconds(c.critical, *m_);
+    if (share > 0) c.seconds += share, c.critical.shared_core += share;
+    return c;
+  }
   constexpr int busy() const { return busy_; }
 
 private:
   const machine* m_;
   std::size_t elem_size_;
-  double seconds_ = -1, unwaited_ = -1;
+  double seconds_ = -1, unwaited_ = -1, all_bytes_ = 0;
   int busy_ = 0;
   cost_terms critical_, critical_unwaited_;
 };
@@ -244,6 +266,10 @@ constexpr prediction predict_every_rank(const Shape& shape, const machine& m) {
   result.rounds = plan_for<S>(for_rank(shape, 0)).rounds();
   // 0: every forwarding rank waits.
   const double cores = m.ranks_per_core < 2 ? shape.size / std::max(m.ranks_per_core, 1.0) : 0;
+  const double node_cores = std::max(shape.size / std::max(m.ranks_per_core, 1.0), 1.0);
+  const auto cost_of = [&](const slowest_rank& round, bool waits) {
+    return m.ranks_per_core > 1 ? round.cost_on_cores(waits, node_cores) : round.cost(waits);
+  };
   rounds_cost total;
   slowest_rank previous{m, shape.elem_size};
   for (int r = 0; r < result.rounds; ++r) {
@@ -256,10 +282,10 @@ constexpr prediction predict_every_rank(const Shape& shape, const machine& m) {
       plan.round(r, [&](const step& st) { load.add(st); });
       round.show(load, forwards_after(plan, load, r, m));
     }
-    if (r > 0) total.add(previous.cost(previous.busy() > cores || round.busy() > cores));
+    if (r > 0) total.add(cost_of(previous, previous.busy() > cores || round.busy() > cores));
     previous = round;
   }
-  if (result.rounds > 0) total.add(previous.cost());
+  if (result.rounds > 0) total.add(cost_of(previous, true));
   result.seconds = total.seconds;
   result.critical = total.critical;
   return result;
