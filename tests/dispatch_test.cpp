@@ -435,6 +435,45 @@ TEST_CASE("dispatch.verbose" * doctest::skip()) {
 // machine's mailbox rates, and with HPCOLL_SHARED_MEMORY=0 as an MPI message
 // (here above the built-in eager size, 4,040 B: with the rendezvous
 // handshake). A broadcast of 6,000 bytes; at np 2 one message, one round.
+// A blocking call's small messages take the node's mailboxes, a nonblocking
+// call's all take MPI: each kind runs the decision priced its way (the
+// blocking one explain(c, shape) gives, the other explain(c, shape) with the
+// mailboxes off), remembered apart.
+TEST_CASE("dispatch.nonblocking_decided_apart") {
+  const hpcoll::communicator world(MPI_COMM_WORLD);
+  if (world.size() < 2) {
+    MESSAGE("dispatch.nonblocking_decided_apart needs two ranks on a node: not run at np 1");
+    return;
+  }
+  scoped_env shared("HPCOLL_SHARED_MEMORY", "1");
+  for (const std::size_t n : {std::size_t{16}, std::size_t{1000}, std::size_t{2048}, std::size_t{8192}}) {
+    CAPTURE(n);
+    const hpcoll::allreduce_shape shape{world.rank(), world.size(), n};
+    const std::string blocking = hpcoll::explain<hpcoll::op::sum, double>(world, shape).schedule();
+    shared.set("0");
+    const std::string nonblocking = hpcoll::explain<hpcoll::op::sum, double>(world, shape).schedule();
+    shared.set("1");
+    const hpcoll::communicator c(MPI_COMM_WORLD);
+    const auto in = hpcoll_test::random_vector<double>(n, 29);
+    std::vector<double> out(n), started(n), expected(n);
+    for (int i = 0; i < 2; ++i) {
+      hpcoll::allreduce(c, in, out, hpcoll::op::sum{});
+      hpcoll::iallreduce(c, in, started, hpcoll::op::sum{}).wait();
+    }
+    MPI_Allreduce(in.data(), expected.data(), static_cast<int>(n), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    for (std::size_t i = 0; i < n; ++i) {
+      REQUIRE(out[i] == doctest::Approx(expected[i]));
+      REQUIRE(started[i] == doctest::Approx(expected[i]));
+    }
+    if (blocking == nonblocking) {
+      CHECK(calls(c, "allreduce", blocking) == 4);
+    } else {
+      CHECK(calls(c, "allreduce", blocking) == 2);
+      CHECK(calls(c, "allreduce", nonblocking) == 2);
+    }
+  }
+}
+
 TEST_CASE("dispatch.mailbox_messages_priced") {
   const hpcoll::communicator c(MPI_COMM_WORLD);
   const int p = c.size();

@@ -92,18 +92,18 @@ struct prepared_call {
 /// known: every problem (the arguments', the thread support of a progress
 /// policy, the choice's) is raised before any message, on every rank in
 /// checked mode (which first compares the calls across ranks).
-template <class Coll, class S, class Check, class Progress, class Call>
+template <class Coll, class S, class Check, class Progress, bool Blocking, class Call>
 [[gnu::cold]] auto choose_checked(const communicator& c, const Call& call) {
   using Shape = typename Call::shape_type;
   using T = typename Call::value_type;
   using policy = schedule_policy<S>;
   std::string problem(call.args.problem());
   if (problem.empty()) problem = engine_of<Progress>::unavailable();
-  decltype(policy::template choose<typename Call::op_type, T>(c, call.shape)) choice{};
+  decltype(policy::template choose<typename Call::op_type, T, Blocking>(c, call.shape)) choice{};
   const std::string* schedule = &schedule_name_of<S>();
   if (problem.empty()) {
     try {
-      choice = policy::template choose<typename Call::op_type, T>(c, call.shape);
+      choice = policy::template choose<typename Call::op_type, T, Blocking>(c, call.shape);
       schedule = &choice.schedule();
     } catch (const error& e) {
       if (!Check::enabled()) throw;
@@ -121,8 +121,9 @@ template <class Coll, class S, class Check, class Progress, class Call>
 }
 
 /// Steps 1 and 4 of the skeleton: the compile-time checks, then the schedule
-/// policy's choice (inlined into the entry point, as the run is).
-template <class Coll, class S, class Check, class Progress, class Call>
+/// policy's choice (inlined into the entry point, as the run is). Blocking:
+/// the call runs now (run_blocking), not through a request.
+template <class Coll, class S, class Check, class Progress, bool Blocking, class Call>
 [[gnu::always_inline]] inline auto choose(const communicator& c, const Call& call) {
   using Shape = typename Call::shape_type;
   using T = typename Call::value_type;
@@ -141,8 +142,8 @@ template <class Coll, class S, class Check, class Progress, class Call>
   // The common case, unchecked and nothing wrong: the policy's choice alone
   // (a failing choice throws as it would in choose_checked).
   if (!Check::enabled() && call.args.ok() && engine_of<Progress>::unavailable().empty())
-    return policy::template choose<Op, T>(c, call.shape);
-  return choose_checked<Coll, S, Check, Progress>(c, call);
+    return policy::template choose<Op, T, Blocking>(c, call.shape);
+  return choose_checked<Coll, S, Check, Progress, Blocking>(c, call);
 }
 
 template <class Call, class Choice>
@@ -172,7 +173,7 @@ template <class S, class Call>
 template <class Coll, class S, class Check, class Call>
 [[gnu::always_inline]] inline void run_blocking(const communicator& c, const Call& call) {
   const int tag = c.next_tag();  // drawn before any check can throw: every rank keeps the same sequence
-  const auto choice = choose<Coll, S, Check, progress::manual>(c, call);
+  const auto choice = choose<Coll, S, Check, progress::manual, true>(c, call);
   const call_info info = info_of<Call>(choice);
   try {
     execute_choice(c.native(), mailboxes_of(c), tag, choice, call.shape, call.input, call.output, call.op);
@@ -195,7 +196,7 @@ std::unique_ptr<operation> operation_of(const communicator& c, const Call& call,
 template <class Coll, class S, class Check, class Progress, class Call>
 request start(const communicator& c, const Call& call) {
   const int tag = c.next_tag();
-  const auto choice = choose<Coll, S, Check, Progress>(c, call);
+  const auto choice = choose<Coll, S, Check, Progress, false>(c, call);
   std::unique_ptr<operation> run = operation_of<Progress>(c, call, choice);
   run->engine().launch(*run, tag);
   run->count_run();
@@ -205,7 +206,7 @@ request start(const communicator& c, const Call& call) {
 /// Persistent: choose and build once; each start() of the request draws its tag and runs.
 template <class Coll, class S, class Check, class Progress, class Call>
 persistent_request persistent(const communicator& c, const Call& call) {
-  const auto choice = choose<Coll, S, Check, Progress>(c, call);
+  const auto choice = choose<Coll, S, Check, Progress, false>(c, call);
   return persistent_request(operation_of<Progress>(c, call, choice));
 }
 

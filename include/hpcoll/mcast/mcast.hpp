@@ -181,7 +181,7 @@ struct Mcast {
   request operator()(const communicator& c, Data&& data, const rank_set& members) const {
     detail::check_outlives<Data>();
     const auto call = prepare(c, data, members);
-    const auto choice = detail::choose<Mcast, Schedule, check::never, Progress>(c, call);
+    const auto choice = detail::choose<Mcast, Schedule, check::never, Progress, false>(c, call);
     const std::size_t index = candidate_index(choice);
     detail::mcast_channel& ch = c.service<detail::mcast_channel>();
     int tag = 0;

@@ -29,15 +29,15 @@ struct automatic {
   /// simulator take schedule::automatic like any schedule.
   template <dispatchable Shape>
   static auto plan(const Shape& s) {
-    return candidate_plan(s, hpcoll::detail::decide_now<Shape, void, void>(s, 1, 1).choice);
+    return candidate_plan(s, hpcoll::detail::decide_now<Shape, void, void>(s, 1, 0).choice);
   }
 };
 
 }  // namespace schedule
 
 /// schedule::automatic as a policy: chooses per call through the dispatcher
-/// (remembered per communicator and call class), builds the chosen
-/// candidate's plan.
+/// (remembered per communicator and call class, blocking and nonblocking
+/// calls apart), builds the chosen candidate's plan.
 template <>
 struct schedule_policy<schedule::automatic> {
   template <class Shape, bool Commutative>
@@ -58,9 +58,9 @@ struct schedule_policy<schedule::automatic> {
     auto plan(const Shape& s) const { return schedule::candidate_plan(s, index); }
   };
 
-  template <class Op, class T, class Shape>
+  template <class Op, class T, bool Blocking, class Shape>
   [[gnu::always_inline]] static choice<Shape> choose(const communicator& c, const Shape& s) {
-    const std::size_t index = detail::dispatch<Shape, Op, T>(c, s);
+    const std::size_t index = detail::dispatch<Shape, Op, T, Blocking>(c, s);
     return {index, &schedule::candidate_names<Shape>()[index]};
   }
 };

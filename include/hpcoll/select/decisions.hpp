@@ -14,13 +14,14 @@ namespace hpcoll::detail {
 
 /// Calls that the dispatcher treats alike: same collective, message-size class,
 /// group (the members of a multicast), op commutativity, in-place form,
-/// element size and (op, type).
+/// blocking or not, element size and (op, type).
 struct dispatch_key {
   const void* collective;
   int size_class;
   int group;
   bool commutative;
   bool in_place;
+  bool blocking;
   std::size_t elem_size;
   const void* reduction;
   friend bool operator==(const dispatch_key&, const dispatch_key&) = default;
@@ -43,7 +44,7 @@ private:
     std::size_t h = reinterpret_cast<std::uintptr_t>(k.collective) >> 3;
     for (const std::size_t part : {static_cast<std::size_t>(k.size_class), static_cast<std::size_t>(k.group),
                                    static_cast<std::size_t>(k.commutative), static_cast<std::size_t>(k.in_place),
-                                   k.elem_size, reinterpret_cast<std::uintptr_t>(k.reduction) >> 3})
+                                   static_cast<std::size_t>(k.blocking), k.elem_size, reinterpret_cast<std::uintptr_t>(k.reduction) >> 3})
       h = h * 31 + part;
     return h;
   }

@@ -269,31 +269,33 @@ inline int size_class(std::uint64_t bytes) {
 }
 
 /// The decision from the current machine file, tuning table and environment,
-/// for ranks placed `ranks_per_core` to a core, `node_ranks` on the most
-/// populated node. A blocking call sends a message of up to
-/// shared_message_bytes(node_ranks) within a node through the node's
-/// mailboxes: the model prices such messages at the machine's mailbox rates
-/// (nonblocking calls, whose messages all take MPI, share the decision).
+/// for ranks placed `ranks_per_core` to a core whose messages of up to
+/// `mailbox_bytes` within a node take the node's mailboxes (a blocking
+/// call's: shared_message_bytes(node ranks); a nonblocking call's all take
+/// MPI, 0): the model prices those at the machine's mailbox rates.
 template <dispatchable Shape, class Op, class T>
-decision decide_now(const Shape& call, double ranks_per_core, int node_ranks) {
+decision decide_now(const Shape& call, double ranks_per_core, std::size_t mailbox_bytes) {
   const machine_profile& profile = current_machine_profile();
   const std::string variable = override_variable<Shape>();
   machine m = profile.for_reduction<Op, T>();
   m.ranks_per_core = ranks_per_core;
-  m.mailbox_bytes = shared_message_bytes(node_ranks);
+  m.mailbox_bytes = mailbox_bytes;
   return decide(call, m, current_tuning_table(), std::getenv(variable.c_str()), reduction_key<Op, T>(), profile.source);
 }
 
 /// The candidate index for a call on communicator c: remembered per call
 /// class, decided (and with HPCOLL_VERBOSE explained by rank 0) on first use.
+/// A blocking and a nonblocking call of one class are decided apart: the
+/// first's small messages take the node's mailboxes, the second's MPI.
 template <dispatchable Shape, class Op, class T>
-std::size_t remembered_choice(const communicator& c, const Shape& call) {
+std::size_t remembered_choice(const communicator& c, const Shape& call, bool blocking) {
   // message_bytes is the same on every rank (gatherv and alltoallv: nominal).
-  const dispatch_key key{&Shape::name, size_class(message_bytes(call)), group_size(call),
-                         commutative_call(call), common_in_place(call), call.elem_size, &reduction_tag<Op, T>};
+  const dispatch_key key{&Shape::name, size_class(message_bytes(call)), group_size(call), commutative_call(call),
+                         common_in_place(call), blocking, call.elem_size, &reduction_tag<Op, T>};
   dispatch_decisions& cache = c.service<dispatch_decisions>();
   if (const auto known = cache.find(key)) return *known;
-  const decision d = decide_now<Shape, Op, T>(call, c.ranks_per_core(), c.node_ranks());
+  const decision d =
+      decide_now<Shape, Op, T>(call, c.ranks_per_core(), blocking ? shared_message_bytes(c.node_ranks()) : 0);
   if (verbose() && c.rank() == 0) std::fputs(d.to_string().c_str(), stderr);
   cache.remember(key, d.choice);
   return d.choice;
@@ -309,35 +311,35 @@ struct last_dispatch {
 };
 
 /// dispatch() for a call that is not the thread's last: looked up, and kept as the last.
-template <dispatchable Shape, class Op, class T>
+template <dispatchable Shape, class Op, class T, bool Blocking>
 [[gnu::noinline]] std::size_t dispatch_anew(const communicator& c, const Shape& call, last_dispatch<Shape>& last) {
-  const std::size_t choice = remembered_choice<Shape, Op, T>(c, call);
+  const std::size_t choice = remembered_choice<Shape, Op, T>(c, call, Blocking);
   last = {c.serial(), call, choice};
   return choice;
 }
 
 /// remembered_choice(), for a call of the same shape as the thread's last on
 /// the same communicator without a lookup: the call class is a function of the
-/// shape (for one Op and T), and a remembered choice never changes. Inlined
-/// into the entry point: a repeated call compares, then runs.
-template <dispatchable Shape, class Op, class T>
+/// shape (for one Op, T and Blocking), and a remembered choice never changes.
+/// Inlined into the entry point: a repeated call compares, then runs.
+template <dispatchable Shape, class Op, class T, bool Blocking>
 [[gnu::always_inline]] inline std::size_t dispatch(const communicator& c, const Shape& call) {
   if constexpr (std::equality_comparable<Shape>) {
     thread_local last_dispatch<Shape> last;
     if (last.communicator == c.serial() && last.shape == call) [[likely]]
       return last.choice;
-    return dispatch_anew<Shape, Op, T>(c, call, last);
+    return dispatch_anew<Shape, Op, T, Blocking>(c, call, last);
   } else {
-    return remembered_choice<Shape, Op, T>(c, call);
+    return remembered_choice<Shape, Op, T>(c, call, Blocking);
   }
 }
 
 }  // namespace detail
 
 /// What the dispatcher would choose for a call of this shape with op Op on
-/// elements T on communicator c, and why (the same decision the free functions
-/// make, from the current machine file, tuning table and environment, and how
-/// crowded c's nodes are). The free functions give a call c's node layout;
+/// elements T on communicator c, and why (the same decision the blocking free
+/// functions make, from the current machine file, tuning table and
+/// environment, and how crowded c's nodes are). The free functions give a call c's node layout;
 /// give it to the shape here for the same decision on a communicator that
 /// spans nodes (shape.nodes = hpcoll::node_layout_of(c), collective on its
 /// first call on c).
@@ -346,7 +348,7 @@ template <dispatchable Shape, class Op, class T>
 template <class Op = void, class T = void, dispatchable Shape>
 decision explain(const communicator& c, Shape call) {
   if constexpr (!std::is_void_v<T>) call.elem_size = sizeof(T);
-  return detail::decide_now<Shape, Op, T>(call, c.ranks_per_core(), c.node_ranks());
+  return detail::decide_now<Shape, Op, T>(call, c.ranks_per_core(), detail::shared_message_bytes(c.node_ranks()));
 }
 
 /// explain() for ranks with a core each (machine::ranks_per_core = 1), every
@@ -354,7 +356,7 @@ decision explain(const communicator& c, Shape call) {
 template <class Op = void, class T = void, dispatchable Shape>
 decision explain(Shape call) {
   if constexpr (!std::is_void_v<T>) call.elem_size = sizeof(T);
-  return detail::decide_now<Shape, Op, T>(call, 1, 1);
+  return detail::decide_now<Shape, Op, T>(call, 1, 0);
 }
 
 }  // namespace hpcoll

@@ -4,7 +4,10 @@
 // (once per run, or once for a persistent request).
 //
 //   schedule_policy<S>::check<Shape, Commutative>();              compile-time checks
-//   auto choice = schedule_policy<S>::choose<Op, T>(c, shape);     which schedule runs (may throw)
+//   auto choice = schedule_policy<S>::choose<Op, T, Blocking>(c, shape);
+//                                                                  which schedule runs (may throw); Blocking:
+//                                                                  the call runs now, and its small messages
+//                                                                  may take the node's mailboxes
 //   choice.schedule(), choice.dispatched                           its name, how it was chosen
 //   choice.plan(shape)                                             the plan of this rank
 //   choice.alternative()                                           which of the policy's plans that is
@@ -55,7 +58,7 @@ struct schedule_policy {
     }
   };
 
-  template <class Op, class T, class Shape>
+  template <class Op, class T, bool Blocking, class Shape>
   static choice choose(const communicator&, const Shape&) {
     return {};
   }
