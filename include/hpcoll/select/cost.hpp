@@ -215,7 +215,7 @@ public:
     if (load.sends + load.recvs > 0) ++busy_;
     all_bytes_ += byte_seconds(t, *m_);
     double u = s;
-    if (t.waits > 0) {  // a crowded node's forwarding rank: its time without the wait
+    if (t.waits > 0) {  // a crowded node's rank that waits for a core: its time without the waits
       t.waits = 0;
       u = seconds(t, *m_);
     }
@@ -264,9 +264,9 @@ template <class S, class Shape>
 constexpr prediction predict_every_rank(const Shape& shape, const machine& m) {
   prediction result;
   result.rounds = plan_for<S>(for_rank(shape, 0)).rounds();
-  // 0: every forwarding rank waits.
-  const double cores = m.ranks_per_core < 2 ? shape.size / std::max(m.ranks_per_core, 1.0) : 0;
   const double node_cores = std::max(shape.size / std::max(m.ranks_per_core, 1.0), 1.0);
+  // 0: every forwarding rank waits.
+  const double cores = m.ranks_per_core < 2 ? node_cores : 0;
   const auto cost_of = [&](const slowest_rank& round, bool waits) {
     return m.ranks_per_core > 1 ? round.cost_on_cores(waits, node_cores) : round.cost(waits);
   };

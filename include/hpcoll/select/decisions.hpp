@@ -42,9 +42,10 @@ public:
 private:
   static std::size_t hash(const dispatch_key& k) {
     std::size_t h = reinterpret_cast<std::uintptr_t>(k.collective) >> 3;
-    for (const std::size_t part : {static_cast<std::size_t>(k.size_class), static_cast<std::size_t>(k.group),
-                                   static_cast<std::size_t>(k.commutative), static_cast<std::size_t>(k.in_place),
-                                   static_cast<std::size_t>(k.blocking), k.elem_size, reinterpret_cast<std::uintptr_t>(k.reduction) >> 3})
+    for (const std::size_t part :
+         {static_cast<std::size_t>(k.size_class), static_cast<std::size_t>(k.group),
+          static_cast<std::size_t>(k.commutative), static_cast<std::size_t>(k.in_place),
+          static_cast<std::size_t>(k.blocking), k.elem_size, reinterpret_cast<std::uintptr_t>(k.reduction) >> 3})
       h = h * 31 + part;
     return h;
   }
