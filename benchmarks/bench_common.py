@@ -778,7 +778,7 @@ class BenchRun(NamedTuple):
     label: str
     size: int  # the row name's S
     np: int
-    entries: list  # the median aggregate when there are repetitions' aggregates, else the iteration rows
+    entries: list  # the median aggregates when there are repetitions' aggregates, else the iteration rows
 
 
 class BenchFile(NamedTuple):
@@ -830,7 +830,8 @@ def read_bench_doc(doc, name):
         if parsed is None:
             continue
         medians = [e for e in entries if e.get("run_type") == "aggregate" and e.get("aggregate_name") == "median"]
-        chosen = medians[:1] or [e for e in entries if e.get("run_type", "iteration") == "iteration"]
+        # Several medians: the rounds of hpcoll_bench --hpcoll_rounds (rows of one name), each with repetitions.
+        chosen = medians or [e for e in entries if e.get("run_type", "iteration") == "iteration"]
         if not chosen:
             continue
         np_ = file_np

@@ -4,7 +4,8 @@
 //
 //   mpiexec -n P hpcoll_bench [--hpcoll_collectives=a,b] [--hpcoll_sizes=MIN:MAX]
 //                             [--hpcoll_native_label=LABEL] [--hpcoll_only_native] [--hpcoll_node_aware]
-//                             [--hpcoll_no_memcpy] [--hpcoll_decisions_out=FILE [--hpcoll_decisions_only]]
+//                             [--hpcoll_no_memcpy] [--hpcoll_rounds=R] [--hpcoll_fresh_input]
+//                             [--hpcoll_decisions_out=FILE [--hpcoll_decisions_only]]
 //                             [--benchmark_*...]
 //
 // Benchmark names are <collective>/<schedule>/<S>, S in bytes (elements are
@@ -21,7 +22,9 @@
 //
 // Timing of a collective: one warm-up call per row, a barrier before each
 // timed batch, per iteration the slowest rank's time (MPI_Allreduce MAX) as
-// the manual iteration time, so every rank takes the same decisions. Only
+// the manual iteration time, so every rank takes the same decisions. A size's
+// rows run back to back (native, default, the schedules), --hpcoll_rounds
+// times over: rows of one name, whose median the reports take. Only
 // rank 0 reports and writes --benchmark_out.
 #include <benchmark/benchmark.h>
 #include <mpi.h>
@@ -38,6 +41,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <hpcoll/hpcoll.hpp>
 #include <iostream>
 #include <memory>
@@ -81,6 +85,8 @@ struct options {
   bool no_memcpy = false;
   std::string decisions_out;    // --hpcoll_decisions_out=FILE
   bool decisions_only = false;  // --hpcoll_decisions_only: write them and run nothing
+  std::uint64_t rounds = 1;     // --hpcoll_rounds: each cell's rows timed this many times in alternation
+  bool fresh_input = false;     // --hpcoll_fresh_input: inputs rewritten before each timed call
 };
 
 /// The sizes MIN, 4 MIN, 16 MIN, ... up to MAX.
@@ -348,9 +354,12 @@ void set_bandwidth_counters(benchmark::State& state, const row& r, double second
   state.counters["busbw_GBps"] = benchmark::Counter(algbw * r.bus_factor);
 }
 
-/// Runs `call` once per iteration; the iteration time is the slowest rank's.
+/// Runs `call` once per iteration; the iteration time is the slowest rank's. Before each call
+/// every rank rewrites `fresh` (untimed; empty without --hpcoll_fresh_input), as an application
+/// sends data it has just computed: otherwise a receiver that copies a message may still cache
+/// the unchanged input from the last call.
 template <class Call>
-void time_collective(benchmark::State& state, row& r, MPI_Comm world, Call&& call) {
+void time_collective(benchmark::State& state, row& r, MPI_Comm world, std::span<elem> fresh, Call&& call) {
   if (!r.warmed_up) {
     call();
     r.warmed_up = true;
@@ -358,6 +367,7 @@ void time_collective(benchmark::State& state, row& r, MPI_Comm world, Call&& cal
   MPI_Barrier(world);
   double total = 0;
   for (auto _ : state) {
+    for (elem& x : fresh) x ^= 1;
     const double start = MPI_Wtime();
     call();
     const double local = MPI_Wtime() - start;
@@ -424,30 +434,50 @@ std::size_t row_bytes(const call_args& a) {
   return a.n * elem_bytes * (D::size_rule == sizing::vector ? 1 : a.p);
 }
 
+/// What every rank rewrites before each call with --hpcoll_fresh_input: S bytes from the start
+/// of the call's first buffer (its input; bcast's buffer), as much on every rank, so that no
+/// rank's timed call waits for another's rewrite.
+template <class D>
+std::span<elem> rewritten_input(const call_args& a) {
+  elem* first = const_cast<elem*>(std::get<0>(D::args(a)).data());  // the bench's own buffers
+  return {first, row_bytes<D>(a) / elem_bytes};
+}
+
+/// A collective's rows, cell by cell: at each size S its native, default and candidate rows
+/// back to back, `rounds` times over (each time for --benchmark_min_time). A cell's rows are
+/// timed in alternation, so a machine that changes speed for a while (on an oversubscribed
+/// node the scheduler can keep a slow placement for tens of milliseconds) slows all of them
+/// alike; the reports take the median over a row's rounds.
 template <class D>
 void register_collective(const options& o, const hpcoll::communicator& comm, buffers& buf) {
   const std::size_t p = static_cast<std::size_t>(comm.size());
-  auto rows = hana::concat(hana::tuple_t<native_call, default_call>, hpcoll::schedule::candidates<typename D::shape>);
-  hana::for_each(rows, [&](auto schedule_type) {
-    using Sch = typename decltype(schedule_type)::type;
-    if (o.only_native && !std::is_same_v<Sch, native_call>) return;
-    if (!o.node_aware && hpcoll::uses_node_layout<Sch>) return;
-    const std::string label = schedule_label(o, schedule_type);
-    for (std::size_t nominal : sizes(o)) {
-      std::optional<call_args> a = args_for<D>(comm, buf, nominal);
-      if (!a) continue;
-      const std::size_t bytes = row_bytes<D>(*a);
+  const auto rows =
+      hana::concat(hana::tuple_t<native_call, default_call>, hpcoll::schedule::candidates<typename D::shape>);
+  for (std::size_t nominal : sizes(o)) {
+    std::optional<call_args> a = args_for<D>(comm, buf, nominal);
+    if (!a) continue;
+    const std::size_t bytes = row_bytes<D>(*a);
+    const auto args = std::make_shared<const call_args>(std::move(*a));
+    std::vector<std::function<void()>> cell;  // one registration per row, repeated each round
+    hana::for_each(rows, [&](auto schedule_type) {
+      using Sch = typename decltype(schedule_type)::type;
+      if (o.only_native && !std::is_same_v<Sch, native_call>) return;
+      if (!o.node_aware && hpcoll::uses_node_layout<Sch>) return;
+      const std::string name =
+          std::string(D::name) + "/" + schedule_label(o, schedule_type) + "/" + std::to_string(bytes);
       auto r = std::make_shared<row>(
           row{static_cast<double>(bytes), static_cast<double>(p), D::bus_factor(static_cast<double>(p)), false});
-      const std::string name = std::string(D::name) + "/" + label + "/" + std::to_string(bytes);
-      benchmark::RegisterBenchmark(name.c_str(),
-                                   [a = std::move(*a), r](benchmark::State& state) {
-                                     time_collective(state, *r, a.world, [&] { invoke<D, Sch>(a); });
-                                   })
-          ->UseManualTime()
-          ->Unit(benchmark::kMicrosecond);
-    }
-  });
+      const std::span<elem> fresh = o.fresh_input ? rewritten_input<D>(*args) : std::span<elem>{};
+      cell.push_back([name, args, r, fresh] {
+        const auto timed = [args, r, fresh](benchmark::State& state) {
+          time_collective(state, *r, args->world, fresh, [&] { invoke<D, Sch>(*args); });
+        };
+        benchmark::RegisterBenchmark(name.c_str(), timed)->UseManualTime()->Unit(benchmark::kMicrosecond);
+      });
+    });
+    for (std::uint64_t round = 0; round < o.rounds; ++round)
+      for (const auto& register_row : cell) register_row();
+  }
 }
 
 /// Every rank's plan of schedule S for the call, hashed (FNV-1a): candidates
@@ -687,6 +717,12 @@ hpcoll_bench::command_line command_line_for(options& o, output_file& f, std::str
       ("hpcoll_node_aware", po::bool_switch(&o.node_aware),
        "also the node-aware schedules (hierarchical, multi_leader) of allreduce, bcast, reduce, allgather, alltoall")
       ("hpcoll_no_memcpy", po::bool_switch(&o.no_memcpy), "no memcpy/copy/<S> rows")
+      ("hpcoll_fresh_input", po::bool_switch(&o.fresh_input),
+       "every rank rewrites S bytes of its input before each timed call (untimed): the input comes from "
+       "the sender's cache, as an application's freshly computed data")
+      ("hpcoll_rounds", hpcoll_bench::value_of(&o.rounds, "R", hpcoll_bench::integer_in(1, 1000)),
+       "time each size's rows R times in alternation, each for --benchmark_min_time "
+       "(rows of one name: the reports take their median; default 1)")
       ("hpcoll_decisions_out", po::value(&o.decisions_out)->value_name("FILE"),
        "write the dispatcher's choice and every candidate's predicted time per row (JSON, rank 0)")
       ("hpcoll_decisions_only", po::bool_switch(&o.decisions_only),

@@ -3,15 +3,15 @@
 """./hpcoll tune --evaluate: how well the runtime dispatcher chooses (the measurements of docs/dispatch.md).
 
   ./hpcoll tune --evaluate [--table FILE] [--machine FILE] [--np N]... [--quick] [--sizes MIN:MAX]
-                           [--min-time S] [--repetitions K] [--collectives a,b] [--out DIR]
-                           [--from DIR] [--no-plots] [--verbose] [-- extra hpcoll_bench flags]
+                           [--min-time S] [--repetitions K] [--rounds R] [--fresh-input] [--collectives a,b]
+                           [--out DIR] [--from DIR] [--no-plots] [--verbose] [-- extra hpcoll_bench flags]
 
 What it does, in one invocation:
   1. the tuning table: --table FILE, or else a tuning run first (./hpcoll tune with the same
      settings, into DIR/tune/): the table is always measured on a different bench run than
      the one it is judged on (judged on its own run, its regret would be 1 by construction);
-  2. the evaluation run: hpcoll_bench at each np (default 2, 3, 4, 8; K passes as in ./hpcoll
-     tune, pinned while the ranks fit the cores) with --hpcoll_decisions_out (first pass),
+  2. the evaluation run: hpcoll_bench at each np (default 2, 3, 4, 8; K passes of R rounds as
+     in ./hpcoll tune, pinned while the ranks fit the cores) with --hpcoll_decisions_out (first pass),
      HPCOLL_TUNING and HPCOLL_<COLLECTIVE> unset: the cost model's
      choice and every candidate's predicted time, next to every schedule's measured time;
      --machine FILE sets HPCOLL_MACHINE (a machine file of ./hpcoll calibrate) for it;
@@ -349,9 +349,10 @@ def markdown(ev, res, pngs):
         L.append(f"- Machine: {meta['machine_text']}")
     if meta.get("settings"):
         s = meta["settings"]
+        fresh = ", inputs rewritten before each call" if s.get("fresh_input") else ""
         L.append(f"- Evaluation run: np {', '.join(map(str, s.get('nps', [])))}; sizes {s.get('sizes')} B "
-                 f"(x4 steps); `--benchmark_min_time={s.get('min_time')}` x {s.get('repetitions')} pass(es), "
-                 f"median; collectives {s.get('collectives') or 'all'}")
+                 f"(x4 steps); `--benchmark_min_time={s.get('min_time')}` in {s.get('rounds', 1)} round(s) x "
+                 f"{s.get('repetitions')} pass(es){fresh}, median; collectives {s.get('collectives') or 'all'}")
     if meta.get("table"):
         L.append(f"- Tuning table: `{meta['table']}` ({meta.get('table_origin', 'given')}); it was measured on a "
                  "different bench run than the evaluation run")
@@ -667,7 +668,8 @@ def decide_again(args):
         table_path = os.path.join(source, table_path)
     settings = meta.get("settings", {})
     common = tune.bench_common_args(settings.get("sizes", tune.FULL_SIZES), settings.get("min_time", 0),
-                                    settings.get("collectives"))
+                                    settings.get("collectives"), settings.get("rounds", 1),
+                                    settings.get("fresh_input", False))
     dec_args = [a for a in common if a.startswith("--hpcoll_")]
     runner = bc.Runner(args.binary, args.mpiexec_flags, folder, log, args.verbose, args.extra, timing=True)
     machine_env = {"HPCOLL_MACHINE": os.path.abspath(args.machine)} if args.machine else {}
@@ -703,6 +705,7 @@ def main(argv=None):
                     help=f"--benchmark_min_time (default {tune.DEFAULT_MIN_TIME}; --quick {tune.QUICK_MIN_TIME})")
     ap.add_argument("--repetitions", type=int, metavar="K", default=tune.DEFAULT_REPETITIONS,
                     help=f"passes of the benchmark per np, median per row used (default {tune.DEFAULT_REPETITIONS})")
+    tune.add_bench_mode_options(ap)
     ap.add_argument("--collectives", metavar="a,b", help="only these collectives (default all)")
     bc.add_from_options(ap, "recompute the report of an earlier evaluation folder")
     ap.add_argument("--decide-again", action="store_true",
@@ -710,6 +713,8 @@ def main(argv=None):
     args = bc.parse_run_args(ap, argv, "hpcoll_bench", paths=("table", "machine", "out", "reuse"))
     if args.repetitions < 1:
         ap.error("--repetitions must be >= 1")
+    if args.rounds < 1:
+        ap.error("--rounds must be >= 1")
     if args.decide_again and not (args.reuse and args.out):
         ap.error("--decide-again needs --from DIR and --out NEW")
 
@@ -731,7 +736,8 @@ def main(argv=None):
                                              "dispatch")
     sizes = args.sizes or (tune.QUICK_SIZES if args.quick else tune.FULL_SIZES)
     min_time = args.min_time if args.min_time is not None else (tune.QUICK_MIN_TIME if args.quick else tune.DEFAULT_MIN_TIME)
-    log(f"np {', '.join(map(str, nps))}; sizes {sizes} B; min_time {min_time:g} s x {args.repetitions}; "
+    log(f"np {', '.join(map(str, nps))}; sizes {sizes} B; min_time {min_time:g} s in {args.rounds} round(s) "
+        f"x {args.repetitions} pass(es); "
         f"results in {bc.show(folder)}")
     tune.oversubscription_note(nps, args.mpiexec_flags, say=log)
     seconds = {}
@@ -757,7 +763,8 @@ def main(argv=None):
         t0 = time.monotonic()
         with Env(unset=clean):
             bench, per_np, failed = tune.run_tune(args.binary, args.mpiexec_flags, tune_dir, nps, sizes, min_time,
-                                                  args.repetitions, args.collectives, args.verbose, args.extra, say=log)
+                                                  args.repetitions, args.rounds, args.fresh_input, args.collectives,
+                                                  args.verbose, args.extra, say=log)
         seconds["tuning run"] = time.monotonic() - t0
         if not bench.times:
             log.die("the tuning run failed")
@@ -770,7 +777,7 @@ def main(argv=None):
 
     # 2. The evaluation run (model only) and 3. the with-table decisions.
     runner = bc.Runner(args.binary, args.mpiexec_flags, folder, log, args.verbose, args.extra, timing=True)
-    common = tune.bench_common_args(sizes, min_time, args.collectives)
+    common = tune.bench_common_args(sizes, min_time, args.collectives, args.rounds, args.fresh_input)
     log("2/3 evaluation run (model only: HPCOLL_TUNING unset)")
     t0 = time.monotonic()
     runner.commands.write("# evaluation runs: HPCOLL_TUNING and HPCOLL_<COLLECTIVE> unset"
@@ -795,6 +802,7 @@ def main(argv=None):
             "table_path": table_path, "table_origin": origin,
             "machine_file": args.machine, "machine_text": bc.machine_text(bench.mpi_library, nps, args.mpiexec_flags),
             "settings": {"nps": nps, "sizes": sizes, "min_time": min_time, "repetitions": args.repetitions,
+                         "rounds": args.rounds, "fresh_input": args.fresh_input,
                          "collectives": args.collectives, "extra": args.extra},
             "seconds": seconds, "evaluation_seconds_per_np": per_np}
     bc.write_json(os.path.join(folder, "eval.json"), meta)

@@ -157,6 +157,27 @@ class Table(unittest.TestCase):
         self.assertAlmostEqual(b.time(("bcast", 2), "binomial", 64), 3e-6)
         self.assertEqual([tune.pass_name(8, k) for k in (1, 2)], ["np8", "np8-pass2"])
 
+    def test_median_of_rounds(self):
+        # hpcoll_bench --hpcoll_rounds=R: R rows of one name in one file, each with its repetitions'
+        # aggregates or its iteration rows: the row's time is the median over all of them.
+        b = tune.Bench()
+        rounds = (aggregates("bcast", "linear", 64, mean_us=1.0, median_us=4.0)
+                  + aggregates("bcast", "linear", 64, mean_us=1.0, median_us=1.0)
+                  + aggregates("bcast", "linear", 64, mean_us=1.0, median_us=2.0)
+                  + [row("bcast", "binomial", 64, t) for t in (0.5, 9.0, 3.0)])
+        b.add_doc(bench_doc(2, rounds), "np2.json")
+        self.assertAlmostEqual(b.time(("bcast", 2), "linear", 64), 2e-6)
+        self.assertAlmostEqual(b.time(("bcast", 2), "binomial", 64), 3e-6)
+
+    def test_rounds_share_min_time(self):
+        args = tune.bench_common_args("4:1024", 0.03, "bcast", rounds=3)
+        self.assertIn("--benchmark_min_time=0.01", args)
+        self.assertIn("--hpcoll_rounds=3", args)
+        self.assertIn("--hpcoll_collectives=bcast", args)
+        self.assertNotIn("--hpcoll_fresh_input", args)
+        self.assertIn("--benchmark_min_time=0.03", tune.bench_common_args("4:1024", 0.03, None))
+        self.assertIn("--hpcoll_fresh_input", tune.bench_common_args("4:1024", 0.03, None, fresh_input=True))
+
     def test_exact_sizes_of_block_collectives(self):
         self.assertEqual(self.ranges("alltoall", 3), [(0, 122, "bruck"), (123, U64, "pairwise")])
         self.assertEqual(tune.boundary(60, 252), 123)

@@ -5,8 +5,8 @@
 Called by ./hpcoll tune (which builds the hpcoll_bench target first and passes
 --binary and --mpiexec-flags); standard library only.
 
-  ./hpcoll tune [--np N]... [--quick] [--out FILE] [--repetitions K] [--min-time S]
-                [--sizes MIN:MAX] [--collectives a,b] [--from PATH]... [--verbose]
+  ./hpcoll tune [--np N]... [--quick] [--out FILE] [--repetitions K] [--rounds R] [--fresh-input]
+                [--min-time S] [--sizes MIN:MAX] [--collectives a,b] [--from PATH]... [--verbose]
                 [-- extra hpcoll_bench / Google Benchmark flags]
   ./hpcoll tune --evaluate [...]   the dispatcher evaluation (benchmarks/dispatch_eval.py;
                                    ./hpcoll tune --evaluate --help)
@@ -16,7 +16,10 @@ What it does:
      3, 4, 8; pinned while the ranks fit the cores, more ranks than cores oversubscribed),
      every collective, every schedule; pass 1 at every np, then pass 2, ...: the median of
      the K passes per row (a machine whose speed shifts for a while shifts every schedule
-     alike);
+     alike). Within a pass each size's rows take turns R times (default R = 3 rounds of
+     min_time / R each; hpcoll_bench --hpcoll_rounds), the median of the rounds per row: on
+     an oversubscribed node a schedule can run 4x slower for tens of milliseconds and then
+     fast again, and rounds give every candidate of a cell a share of both;
   2. per (collective, np, S) takes the fastest schedule (the native MPI row and the free
      function's "default" row are not candidates);
   3. turns each (collective, np) into byte ranges: boundaries at the geometric midpoint
@@ -53,6 +56,7 @@ QUICK_SIZES = bc.SMALL_SIZES  # 4 B .. 1 MiB
 DEFAULT_MIN_TIME = 0.03
 QUICK_MIN_TIME = 0.01
 DEFAULT_REPETITIONS = 3
+DEFAULT_ROUNDS = 3
 CLOSE_CALL = 1.05  # a winner within 5% of the runner-up: noise on a shared machine can flip it
 
 log = bc.Log("tune")
@@ -328,8 +332,12 @@ def summary_lines(bench, table):
 # ---------------------------------------------------------------------------
 # Running the bench
 
-def bench_common_args(sizes, min_time, collectives):
-    common = [f"--hpcoll_sizes={sizes}", f"--benchmark_min_time={min_time:g}", "--hpcoll_no_memcpy"]
+def bench_common_args(sizes, min_time, collectives, rounds=1, fresh_input=False):
+    """hpcoll_bench's flags of a pass: `rounds` turns of each size's rows, min_time shared among them."""
+    common = [f"--hpcoll_sizes={sizes}", f"--benchmark_min_time={min_time / rounds:g}", f"--hpcoll_rounds={rounds}",
+              "--hpcoll_no_memcpy"]
+    if fresh_input:
+        common.append("--hpcoll_fresh_input")
     if collectives:
         common.append(f"--hpcoll_collectives={collectives}")
     return common
@@ -358,6 +366,15 @@ def run_passes(runner, nps, passes, common, first_pass_args=lambda n: [], say=lo
     return per_np, files
 
 
+def add_bench_mode_options(ap):
+    """--rounds and --fresh-input, shared with ./hpcoll tune --evaluate."""
+    ap.add_argument("--rounds", type=int, metavar="R", default=DEFAULT_ROUNDS,
+                    help="turns of each size's rows within a pass, in alternation, min_time / R each; the "
+                         f"median per row is used (default {DEFAULT_ROUNDS})")
+    ap.add_argument("--fresh-input", action="store_true",
+                    help="every rank rewrites its input before each timed call (hpcoll_bench --hpcoll_fresh_input)")
+
+
 def oversubscription_note(nps, mpiexec_flags, say=log):
     ncores = bc.cores()
     over = [n for n in nps if n > ncores]
@@ -367,11 +384,12 @@ def oversubscription_note(nps, mpiexec_flags, say=log):
             + "; the table records it in its machine text")
 
 
-def run_tune(binary, mpiexec_flags, outdir, nps, sizes, min_time, repetitions, collectives, verbose=False,
-             extra=(), say=log):
+def run_tune(binary, mpiexec_flags, outdir, nps, sizes, min_time, repetitions, rounds, fresh_input, collectives,
+             verbose=False, extra=(), say=log):
     """Runs hpcoll_bench at each np into outdir/np<N>.json; returns (Bench, seconds per np, failed nps)."""
     runner = bc.Runner(binary, mpiexec_flags, outdir, say, verbose, extra, timing=True)
-    per_np, files = run_passes(runner, nps, repetitions, bench_common_args(sizes, min_time, collectives), say=say)
+    common = bench_common_args(sizes, min_time, collectives, rounds, fresh_input)
+    per_np, files = run_passes(runner, nps, repetitions, common, say=say)
     return Bench.load(files), per_np, runner.failed_names()
 
 
@@ -398,8 +416,10 @@ def main(argv=None):
                                 "to it", out_metavar="FILE")
     ap.add_argument("--repetitions", type=int, metavar="K", default=DEFAULT_REPETITIONS,
                     help=f"passes of the benchmark per np, the median per row is used (default {DEFAULT_REPETITIONS})")
+    add_bench_mode_options(ap)
     ap.add_argument("--min-time", type=float, metavar="S",
-                    help=f"--benchmark_min_time per pass (default {DEFAULT_MIN_TIME}; --quick {QUICK_MIN_TIME})")
+                    help=f"--benchmark_min_time per row and pass, shared among its rounds (default "
+                         f"{DEFAULT_MIN_TIME}; --quick {QUICK_MIN_TIME})")
     ap.add_argument("--sizes", metavar="MIN:MAX", help=f"bytes, x4 steps (default {FULL_SIZES}; --quick {QUICK_SIZES})")
     ap.add_argument("--collectives", metavar="a,b", help="only these collectives (default all)")
     ap.add_argument("--from", dest="sources", action="append", default=[], metavar="PATH",
@@ -407,6 +427,8 @@ def main(argv=None):
     args = bc.parse_run_args(ap, argv, "hpcoll_bench", paths=("out", "sources"))
     if args.repetitions < 1:
         ap.error("--repetitions must be >= 1")
+    if args.rounds < 1:
+        ap.error("--rounds must be >= 1")
     command = bc.command_text(["./hpcoll", "tune"], args)
 
     now = bc.utc_now()
@@ -426,12 +448,13 @@ def main(argv=None):
         nps = bc.process_counts(args, DEFAULT_NPS, 1, log)
         sizes = args.sizes or (QUICK_SIZES if args.quick else FULL_SIZES)
         min_time = args.min_time if args.min_time is not None else (QUICK_MIN_TIME if args.quick else DEFAULT_MIN_TIME)
-        log(f"np {', '.join(map(str, nps))}; sizes {sizes} B; min_time {min_time:g} s x {args.repetitions} "
-            f"repetition(s) (median); collectives {args.collectives or 'all'}; table {bc.show(out)}")
+        log(f"np {', '.join(map(str, nps))}; sizes {sizes} B; min_time {min_time:g} s in {args.rounds} round(s) "
+            f"x {args.repetitions} pass(es) (median); collectives {args.collectives or 'all'}; table {bc.show(out)}")
         oversubscription_note(nps, args.mpiexec_flags)
         t0 = time.monotonic()
         bench, per_np, failed = run_tune(args.binary, args.mpiexec_flags, outdir, nps, sizes, min_time,
-                                         args.repetitions, args.collectives, args.verbose, args.extra)
+                                         args.repetitions, args.rounds, args.fresh_input, args.collectives,
+                                         args.verbose, args.extra)
         log(f"benchmarks done in {bc.fmt_seconds(time.monotonic() - t0)} ("
             + ", ".join(f"np {n}: {bc.fmt_seconds(s)}" for n, s in per_np.items()) + ")")
         if not bench.times:
