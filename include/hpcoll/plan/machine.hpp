@@ -80,12 +80,12 @@ struct machine {
   /// (exec/node_mailboxes.hpp), not the MPI library: mailbox_alpha each and
   /// mailbox_beta a byte (copied into a slot and out of it). mailbox_bytes is
   /// not a property of the machine but of the call (the dispatcher sets it,
-  /// as ranks_per_core); 0: every message goes through MPI. The defaults:
-  /// `./hpcoll calibrate` on the Intel Xeon of docs/calibration.md. Declared
-  /// last, as source_beta.
+  /// as ranks_per_core); 0: every message goes through MPI. The defaults, as
+  /// the others: the mean of `./hpcoll calibrate` on the two machines of
+  /// docs/calibration.md. Declared last, as source_beta.
   std::size_t mailbox_bytes = 0;
-  double mailbox_alpha = 0.16e-6;
-  double mailbox_beta = 0.24e-9;
+  double mailbox_alpha = 0.11e-6;
+  double mailbox_beta = 0.17e-9;
 
   /// What the cost model charges a rendezvous handshake: `rendezvous`, but
   /// not below the largest eager message's extra cost, so that no message is
