@@ -41,7 +41,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <hpcoll/hpcoll.hpp>
 #include <iostream>
 #include <memory>
@@ -444,10 +443,10 @@ std::span<elem> rewritten_input(const call_args& a) {
 }
 
 /// A collective's rows, cell by cell: at each size S its native, default and candidate rows
-/// back to back, `rounds` times over (each time for --benchmark_min_time). A cell's rows are
-/// timed in alternation, so a machine that changes speed for a while (on an oversubscribed
-/// node the scheduler can keep a slow placement for tens of milliseconds) slows all of them
-/// alike; the reports take the median over a row's rounds.
+/// back to back, `rounds` times over (each time for --benchmark_min_time, after a warm-up
+/// call of its own). A cell's rows are timed in alternation, so a machine that changes speed
+/// for a while (on an oversubscribed node the scheduler can keep a slow placement for tens of
+/// milliseconds) slows all of them alike; the reports take the median over a row's rounds.
 template <class D>
 void register_collective(const options& o, const hpcoll::communicator& comm, buffers& buf) {
   const std::size_t p = static_cast<std::size_t>(comm.size());
@@ -458,25 +457,22 @@ void register_collective(const options& o, const hpcoll::communicator& comm, buf
     if (!a) continue;
     const std::size_t bytes = row_bytes<D>(*a);
     const auto args = std::make_shared<const call_args>(std::move(*a));
-    std::vector<std::function<void()>> cell;  // one registration per row, repeated each round
-    hana::for_each(rows, [&](auto schedule_type) {
-      using Sch = typename decltype(schedule_type)::type;
-      if (o.only_native && !std::is_same_v<Sch, native_call>) return;
-      if (!o.node_aware && hpcoll::uses_node_layout<Sch>) return;
-      const std::string name =
-          std::string(D::name) + "/" + schedule_label(o, schedule_type) + "/" + std::to_string(bytes);
-      auto r = std::make_shared<row>(
-          row{static_cast<double>(bytes), static_cast<double>(p), D::bus_factor(static_cast<double>(p)), false});
-      const std::span<elem> fresh = o.fresh_input ? rewritten_input<D>(*args) : std::span<elem>{};
-      cell.push_back([name, args, r, fresh] {
+    const std::span<elem> fresh = o.fresh_input ? rewritten_input<D>(*args) : std::span<elem>{};
+    for (std::uint64_t round = 0; round < o.rounds; ++round) {
+      hana::for_each(rows, [&](auto schedule_type) {
+        using Sch = typename decltype(schedule_type)::type;
+        if (o.only_native && !std::is_same_v<Sch, native_call>) return;
+        if (!o.node_aware && hpcoll::uses_node_layout<Sch>) return;
+        const std::string name =
+            std::string(D::name) + "/" + schedule_label(o, schedule_type) + "/" + std::to_string(bytes);
+        auto r = std::make_shared<row>(
+            row{static_cast<double>(bytes), static_cast<double>(p), D::bus_factor(static_cast<double>(p)), false});
         const auto timed = [args, r, fresh](benchmark::State& state) {
           time_collective(state, *r, args->world, fresh, [&] { invoke<D, Sch>(*args); });
         };
         benchmark::RegisterBenchmark(name.c_str(), timed)->UseManualTime()->Unit(benchmark::kMicrosecond);
       });
-    });
-    for (std::uint64_t round = 0; round < o.rounds; ++round)
-      for (const auto& register_row : cell) register_row();
+    }
   }
 }
 
