@@ -133,6 +133,14 @@ def _short_number(n):
     return str(n)
 
 
+def positive_int(text):
+    """An argparse type: a count of at least 1 (argparse names the option in its error)."""
+    n = as_int(text)
+    if n is None or n < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer >= 1")
+    return n
+
+
 def as_int(v):
     """int(v), or None when v is no number."""
     try:

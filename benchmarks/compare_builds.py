@@ -232,7 +232,7 @@ def main(argv=None):
     ap.add_argument("--before", metavar="PATH", help="the other build's hpcoll_bench (required unless --from)")
     ap.add_argument("--np", type=int, action="append", metavar="N",
                     help=f"process count (repeatable; default {' '.join(map(str, DEFAULT_NPS))})")
-    ap.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS, metavar="R",
+    ap.add_argument("--rounds", type=bc.positive_int, default=DEFAULT_ROUNDS, metavar="R",
                     help=f"runs of each build per np and collective (default {DEFAULT_ROUNDS})")
     ap.add_argument("--collectives", default=DEFAULT_COLLECTIVES, metavar="a,b",
                     help=f"one run per collective (default {DEFAULT_COLLECTIVES})")
@@ -256,8 +256,6 @@ def main(argv=None):
         ap.error("--before PATH is required (the other build's hpcoll_bench), unless --from DIR")
     if not (os.path.isfile(args.before) and os.access(args.before, os.X_OK)):
         ap.error(f"--before {args.before}: no executable file")
-    if args.rounds < 1:
-        ap.error("--rounds must be >= 1")
     nps, now, folder, command = bc.start_run(args, log, ["./hpcoll", "bench", "--compare"], DEFAULT_NPS, 1, "compare")
     open_mpi = bc.is_open_mpi()
     flags = {n: mpiexec_flags(n, open_mpi) for n in nps}

@@ -3,7 +3,7 @@
 """./hpcoll tune --evaluate: how well the runtime dispatcher chooses (the measurements of docs/dispatch.md).
 
   ./hpcoll tune --evaluate [--table FILE] [--machine FILE] [--np N]... [--quick] [--sizes MIN:MAX]
-                           [--min-time S] [--repetitions K] [--rounds R] [--fresh-input] [--collectives a,b]
+                           [--min-time S] [--repetitions K] [--rounds R] [--no-fresh-input] [--collectives a,b]
                            [--out DIR] [--from DIR] [--no-plots] [--verbose] [-- extra hpcoll_bench flags]
 
 What it does, in one invocation:
@@ -349,7 +349,7 @@ def markdown(ev, res, pngs):
         L.append(f"- Machine: {meta['machine_text']}")
     if meta.get("settings"):
         s = meta["settings"]
-        fresh = ", inputs rewritten before each call" if s.get("fresh_input") else ""
+        fresh = ", inputs rewritten before each call" if s.get("fresh_input") else ", the same input every call"
         L.append(f"- Evaluation run: np {', '.join(map(str, s.get('nps', [])))}; sizes {s.get('sizes')} B "
                  f"(x4 steps); `--benchmark_min_time={s.get('min_time')}` in {s.get('rounds', 1)} round(s) x "
                  f"{s.get('repetitions')} pass(es){fresh}, median; collectives {s.get('collectives') or 'all'}")
@@ -703,7 +703,7 @@ def main(argv=None):
     ap.add_argument("--sizes", metavar="MIN:MAX", help=f"bytes, x4 steps (default {tune.FULL_SIZES})")
     ap.add_argument("--min-time", type=float, metavar="S",
                     help=f"--benchmark_min_time (default {tune.DEFAULT_MIN_TIME}; --quick {tune.QUICK_MIN_TIME})")
-    ap.add_argument("--repetitions", type=int, metavar="K", default=tune.DEFAULT_REPETITIONS,
+    ap.add_argument("--repetitions", type=bc.positive_int, metavar="K", default=tune.DEFAULT_REPETITIONS,
                     help=f"passes of the benchmark per np, median per row used (default {tune.DEFAULT_REPETITIONS})")
     tune.add_bench_mode_options(ap)
     ap.add_argument("--collectives", metavar="a,b", help="only these collectives (default all)")
@@ -711,10 +711,6 @@ def main(argv=None):
     ap.add_argument("--decide-again", action="store_true",
                     help="with --from DIR and --out NEW: the current build's decisions on DIR's timings")
     args = bc.parse_run_args(ap, argv, "hpcoll_bench", paths=("table", "machine", "out", "reuse"))
-    if args.repetitions < 1:
-        ap.error("--repetitions must be >= 1")
-    if args.rounds < 1:
-        ap.error("--rounds must be >= 1")
     if args.decide_again and not (args.reuse and args.out):
         ap.error("--decide-again needs --from DIR and --out NEW")
 

@@ -99,12 +99,10 @@ def main(argv=None):
                                    f"{' '.join(map(str, DEFAULT_NPS))})",
                        quick_help="1 round of 3 trials per cell: seconds",
                        out_help="results folder (default results/pmpi-<UTC timestamp>)")
-    ap.add_argument("--rounds", type=int, default=2, metavar="K",
+    ap.add_argument("--rounds", type=bc.positive_int, default=2, metavar="K",
                     help="runs of each kind per np, alternating (default 2)")
-    ap.add_argument("--trials", type=int, default=11, metavar="N", help="hpcoll_table's --trials (default 11)")
+    ap.add_argument("--trials", type=bc.positive_int, default=11, metavar="N", help="hpcoll_table's --trials (default 11)")
     args = bc.parse_run_args(ap, argv, "hpcoll_table")
-    if args.rounds < 1 or args.trials < 1:
-        ap.error("--rounds and --trials must be >= 1")
     if args.quick:
         args.rounds, args.trials = 1, 3
     build = os.path.dirname(os.path.dirname(os.path.abspath(args.binary)))

@@ -6,6 +6,7 @@ benchmarks/testdata/dispatch/: no MPI, no timing.
 Run by ctest (bench.tune_script) or directly: /usr/bin/python3 benchmarks/test_tune.py [-v]
 """
 
+import argparse
 import contextlib
 import io
 import json
@@ -177,6 +178,20 @@ class Table(unittest.TestCase):
         self.assertNotIn("--hpcoll_fresh_input", args)
         self.assertIn("--benchmark_min_time=0.03", tune.bench_common_args("4:1024", 0.03, None))
         self.assertIn("--hpcoll_fresh_input", tune.bench_common_args("4:1024", 0.03, None, fresh_input=True))
+
+    def test_bench_mode_options(self):
+        # A fresh input is the default; --no-fresh-input turns it off; a count below 1 is refused by
+        # argparse, naming the option.
+        ap = argparse.ArgumentParser(prog="tune")
+        tune.add_bench_mode_options(ap)
+        self.assertTrue(ap.parse_args([]).fresh_input)
+        self.assertFalse(ap.parse_args(["--no-fresh-input"]).fresh_input)
+        self.assertEqual(ap.parse_args(["--rounds", "5"]).rounds, 5)
+        for bad in ("0", "-2", "x"):
+            err = io.StringIO()
+            with self.assertRaises(SystemExit), contextlib.redirect_stderr(err):
+                ap.parse_args(["--rounds", bad])
+            self.assertIn(f"argument --rounds: '{bad}' is not an integer >= 1", err.getvalue())
 
     def test_exact_sizes_of_block_collectives(self):
         self.assertEqual(self.ranges("alltoall", 3), [(0, 122, "bruck"), (123, U64, "pairwise")])

@@ -5,7 +5,7 @@
 Called by ./hpcoll tune (which builds the hpcoll_bench target first and passes
 --binary and --mpiexec-flags); standard library only.
 
-  ./hpcoll tune [--np N]... [--quick] [--out FILE] [--repetitions K] [--rounds R] [--fresh-input]
+  ./hpcoll tune [--np N]... [--quick] [--out FILE] [--repetitions K] [--rounds R] [--no-fresh-input]
                 [--min-time S] [--sizes MIN:MAX] [--collectives a,b] [--from PATH]... [--verbose]
                 [-- extra hpcoll_bench / Google Benchmark flags]
   ./hpcoll tune --evaluate [...]   the dispatcher evaluation (benchmarks/dispatch_eval.py;
@@ -19,7 +19,12 @@ What it does:
      alike). Within a pass each size's rows take turns R times (default R = 3 rounds of
      min_time / R each; hpcoll_bench --hpcoll_rounds), the median of the rounds per row: on
      an oversubscribed node a schedule can run 4x slower for tens of milliseconds and then
-     fast again, and rounds give every candidate of a cell a share of both;
+     fast again, and rounds give every candidate of a cell a share of both. Every rank
+     rewrites its input before each timed call, untimed (hpcoll_bench --hpcoll_fresh_input),
+     as an application's calls see new data: a receiver that copies out of its peer's memory
+     would otherwise find the bytes of the last call still in that core's cache, which
+     flatters the schedules that send the input once over those that forward it
+     (--no-fresh-input: the same input every call);
   2. per (collective, np, S) takes the fastest schedule (the native MPI row and the free
      function's "default" row are not candidates);
   3. turns each (collective, np) into byte ranges: boundaries at the geometric midpoint
@@ -41,6 +46,7 @@ from earlier runs without running anything (files of an hpcoll_bench that writes
 collective list, the context key "hpcoll_collectives").
 """
 
+import argparse
 import math
 import os
 import sys
@@ -368,11 +374,12 @@ def run_passes(runner, nps, passes, common, first_pass_args=lambda n: [], say=lo
 
 def add_bench_mode_options(ap):
     """--rounds and --fresh-input, shared with ./hpcoll tune --evaluate."""
-    ap.add_argument("--rounds", type=int, metavar="R", default=DEFAULT_ROUNDS,
+    ap.add_argument("--rounds", type=bc.positive_int, metavar="R", default=DEFAULT_ROUNDS,
                     help="turns of each size's rows within a pass, in alternation, min_time / R each; the "
                          f"median per row is used (default {DEFAULT_ROUNDS})")
-    ap.add_argument("--fresh-input", action="store_true",
-                    help="every rank rewrites its input before each timed call (hpcoll_bench --hpcoll_fresh_input)")
+    ap.add_argument("--fresh-input", action=argparse.BooleanOptionalAction, default=True,
+                    help="every rank rewrites its input before each timed call, untimed (hpcoll_bench "
+                         "--hpcoll_fresh_input; default on, --no-fresh-input: the same input every call)")
 
 
 def oversubscription_note(nps, mpiexec_flags, say=log):
@@ -414,7 +421,7 @@ def main(argv=None):
                        quick_help=f"sizes {QUICK_SIZES} B, min_time {QUICK_MIN_TIME} (about a minute per np on 2 cores)",
                        out_help="the table (default results/tune-<UTC>/tuning.json); the raw bench JSON goes next "
                                 "to it", out_metavar="FILE")
-    ap.add_argument("--repetitions", type=int, metavar="K", default=DEFAULT_REPETITIONS,
+    ap.add_argument("--repetitions", type=bc.positive_int, metavar="K", default=DEFAULT_REPETITIONS,
                     help=f"passes of the benchmark per np, the median per row is used (default {DEFAULT_REPETITIONS})")
     add_bench_mode_options(ap)
     ap.add_argument("--min-time", type=float, metavar="S",
@@ -425,10 +432,6 @@ def main(argv=None):
     ap.add_argument("--from", dest="sources", action="append", default=[], metavar="PATH",
                     help="build the table from these hpcoll_bench JSON files or folders; runs nothing")
     args = bc.parse_run_args(ap, argv, "hpcoll_bench", paths=("out", "sources"))
-    if args.repetitions < 1:
-        ap.error("--repetitions must be >= 1")
-    if args.rounds < 1:
-        ap.error("--rounds must be >= 1")
     command = bc.command_text(["./hpcoll", "tune"], args)
 
     now = bc.utc_now()
