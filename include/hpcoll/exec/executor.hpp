@@ -8,7 +8,6 @@
 
 #include <climits>
 #include <cstddef>
-#include <cstring>
 #include <exception>
 #include <span>
 #include <string>
@@ -20,6 +19,7 @@
 #include "../mpi_call.hpp"
 #include "../plan/plan.hpp"
 #include "arena.hpp"
+#include "copy_kernel.hpp"
 #include "node_mailboxes.hpp"
 #include "reduce_kernel.hpp"
 
@@ -380,7 +380,7 @@ private:
       if (s.kind == step_kind::copy) {
         T* to = mem_.at(s.dst);
         const T* from = mem_.at(s.a);
-        if (to != from && s.dst.count) std::memcpy(static_cast<void*>(to), from, s.dst.count * sizeof(T));
+        if (to != from && s.dst.count) copy_bytes(static_cast<void*>(to), from, s.dst.count * sizeof(T));
       } else if (s.kind == step_kind::reduce) {
         reduce(mem_.at(s.dst), mem_.at(s.a), mem_.at(s.b), s.dst.count);
       }

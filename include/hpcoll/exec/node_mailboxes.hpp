@@ -38,6 +38,7 @@
 #include "../error.hpp"
 #include "../mpi_call.hpp"
 #include "../plan/plan.hpp"
+#include "copy_kernel.hpp"
 
 namespace hpcoll::detail {
 
@@ -177,7 +178,7 @@ public:
     // store to it.
     const auto* from = static_cast<const std::byte*>(data);
     if (bytes > first_line_payload)
-      std::memcpy(slot + line_bytes, from + first_line_payload, bytes - first_line_payload);
+      copy_bytes(slot + line_bytes, from + first_line_payload, bytes - first_line_payload);
     if (bytes) std::memcpy(slot + slot_header_bytes, from, std::min(bytes, first_line_payload));
     header_word(slot).store(std::uint64_t{bytes} << 32 | (n + 1), std::memory_order_release);
     sent_[p] = n + 1;
@@ -199,7 +200,7 @@ public:
     const std::uint64_t word = header_word(slot).load(std::memory_order_acquire);
     if (static_cast<std::uint32_t>(word) != n + 1) return false;
     received = word >> 32;
-    if (received) std::memcpy(data, slot + slot_header_bytes, std::min(bytes, received));
+    if (received) copy_bytes(data, slot + slot_header_bytes, std::min(bytes, received));
     consumed(ring).store(n + 1, std::memory_order_release);
     received_[p] = n + 1;
     return true;

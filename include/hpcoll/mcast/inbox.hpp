@@ -190,7 +190,7 @@ private:
         staging.resize(head.bytes);
         data = staging.data();
       }
-      if (head.fused && data != inline_data && head.bytes) std::memcpy(data, inline_data, head.bytes);
+      if (head.fused && data != inline_data && head.bytes) copy_bytes(data, inline_data, head.bytes);
       children.clear();
       for_each_mcast_child(members, head.master, rank, [&](int peer) { children.push_back(peer); });
       child_acks.assign(head.acks_direct ? 0 : children.size(), {});  // sized before the receives point into it
@@ -324,7 +324,7 @@ private:
   static void deliver(incoming& in) {
     mcast_slot& s = *in.slot;
     s.problem = s.misfit(in.head.bytes, in.head.master);
-    if (s.problem.empty() && in.data != s.buffer && in.head.bytes) std::memcpy(s.buffer, in.data, in.head.bytes);
+    if (s.problem.empty() && in.data != s.buffer && in.head.bytes) copy_bytes(s.buffer, in.data, in.head.bytes);
     s.info.members = in.members;
     s.info.count = s.problem.empty() ? in.head.bytes / s.elem_size : 0;
     s.info.master = in.head.master;

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../exec/copy_kernel.hpp"
 #include "../schedule/binomial.hpp"
 #include "rank_set.hpp"
 
@@ -60,7 +61,7 @@ inline void pack_mcast_message(std::vector<std::byte>& out, const mcast_header& 
   out.resize(prefix + (h.fused ? h.bytes : 0));
   std::memcpy(out.data(), &h, sizeof h);
   std::memcpy(out.data() + sizeof h, members.words().data(), members.words().size_bytes());
-  if (h.fused && h.bytes) std::memcpy(out.data() + prefix, data, h.bytes);
+  if (h.fused && h.bytes) copy_bytes(out.data() + prefix, data, h.bytes);
 }
 
 /// The data tag of a multicast: distinct for the multicasts a master has in
