@@ -4,8 +4,10 @@
 // run many times slower when the destination lies 1 to 31 bytes past the
 // source modulo 4 KiB, as it does between two heap vectors of a multiple of
 // 4 KiB allocated one after the other. Two tables:
-//   1. rank 0 alone: memcpy and hpcoll's copy_bytes (exec/copy_kernel.hpp)
-//      at distances 0, 16 and 48 modulo a page (ns a copy, median of 5 means);
+//   1. rank 0 alone: memcpy, hpcoll's copy_bytes (exec/copy_kernel.hpp) and
+//      the kernel's copy between processes that MPI libraries' single-copy
+//      transports use (process_vm_readv, here from rank 0 to itself) at
+//      distances 0, 16 and 48 modulo a page (ns a copy, median of 5 means);
 //   2. every rank: allgather, gather and scatter (hpcoll's free functions and
 //      native MPI) on heap vectors allocated one after the other (their own
 //      block copied at distance 16) and on page-aligned buffers (distance 0):
@@ -15,6 +17,8 @@
 #include <hpcoll/hpcoll.hpp>
 
 #include <mpi.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -60,12 +64,17 @@ void copy_table() {
   std::memset(mem.get(), 1, 4 * most);
   const std::byte* from = mem.get();
   const auto plain = [](void* to, const void* src, std::size_t n) { std::memcpy(to, src, n); };
-  std::printf("copies (rank 0; ns a copy)\n%9s %9s %12s %12s\n", "bytes", "distance", "memcpy", "copy_bytes");
+  const auto kernel = [](void* to, const void* src, std::size_t n) {
+    iovec local{to, n}, remote{const_cast<void*>(src), n};
+    if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != static_cast<ssize_t>(n)) std::memcpy(to, src, n);
+  };
+  std::printf("copies (rank 0; ns a copy)\n%9s %9s %12s %12s %16s\n", "bytes", "distance", "memcpy", "copy_bytes",
+              "process_vm_readv");
   for (std::size_t bytes = 4096; bytes <= most; bytes *= 4)
     for (const std::size_t distance : {std::size_t{0}, std::size_t{16}, std::size_t{48}}) {
       std::byte* to = mem.get() + 2 * most + distance;
-      std::printf("%9zu %9zu %12.1f %12.1f\n", bytes, distance, copy_ns(plain, to, from, bytes),
-                  copy_ns(hpcoll::detail::copy_bytes, to, from, bytes));
+      std::printf("%9zu %9zu %12.1f %12.1f %16.1f\n", bytes, distance, copy_ns(plain, to, from, bytes),
+                  copy_ns(hpcoll::detail::copy_bytes, to, from, bytes), copy_ns(kernel, to, from, bytes));
     }
 }
 
