@@ -61,6 +61,15 @@ inline double slowest_mean_ns(const std::function<void()>& call, int calls) {
   return ns;
 }
 
+/// µs a call of call(): after 20 warm-up calls, the median of 5 of the slowest rank's means
+/// over `calls` calls (the probes' measure).
+inline double median_call_us(const std::function<void()>& call, int calls) {
+  for (int i = 0; i < 20; ++i) call();
+  std::vector<double> samples;
+  for (int s = 0; s < 5; ++s) samples.push_back(slowest_mean_ns(call, calls) / 1000);
+  return median(samples);
+}
+
 /// Rank 0's exit status rc, on every rank (after stdout is flushed): all ranks exit alike.
 inline int rank0_status(int rc) {
   std::fflush(stdout);

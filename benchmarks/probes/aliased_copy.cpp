@@ -36,11 +36,6 @@
 
 namespace {
 
-double median_of_5(std::vector<double> samples) {
-  std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
-  return samples[2];
-}
-
 /// ns per copy of `bytes` from `from` to `to` by `copy`: the median of 5 means.
 double copy_ns(void (*copy)(void*, const void*, std::size_t), std::byte* to, const std::byte* from,
                std::size_t bytes) {
@@ -54,7 +49,7 @@ double copy_ns(void (*copy)(void*, const void*, std::size_t), std::byte* to, con
     }
     samples.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / reps);
   }
-  return median_of_5(samples);
+  return hpcoll_bench::median(samples);
 }
 
 void copy_table() {
@@ -78,25 +73,17 @@ void copy_table() {
     }
 }
 
-/// µs a call of f: the slowest rank's mean over `calls`, median of 5, after 20 warm-up calls.
-double call_us(int calls, const std::function<void()>& f) {
-  for (int i = 0; i < 20; ++i) f();
-  std::vector<double> samples;
-  for (int s = 0; s < 5; ++s) samples.push_back(hpcoll_bench::slowest_mean_ns(f, calls) / 1000);
-  return median_of_5(samples);
-}
-
 /// Buffers of `in_elems` and `out_elems` ints: two heap vectors allocated one
 /// after the other, or two page-aligned blocks.
 struct call_buffers {
+  using block = std::unique_ptr<int, decltype(&std::free)>;
+  static block page_aligned_block(std::size_t elems) {
+    return {static_cast<int*>(std::aligned_alloc(4096, (elems * sizeof(int) + 4095) / 4096 * 4096)), std::free};
+  }
   call_buffers(std::size_t in_elems, std::size_t out_elems, bool page_aligned) {
     if (page_aligned) {
-      const auto block = [](std::size_t elems) {
-        return std::unique_ptr<int, decltype(&std::free)>(
-            static_cast<int*>(std::aligned_alloc(4096, (elems * sizeof(int) + 4095) / 4096 * 4096)), std::free);
-      };
-      aligned_in.emplace_back(block(in_elems)), aligned_out.emplace_back(block(out_elems));
-      in = {aligned_in[0].get(), in_elems}, out = {aligned_out[0].get(), out_elems};
+      aligned_in = page_aligned_block(in_elems), aligned_out = page_aligned_block(out_elems);
+      in = {aligned_in.get(), in_elems}, out = {aligned_out.get(), out_elems};
     } else {
       heap_in.resize(in_elems), heap_out.resize(out_elems);
       in = heap_in, out = heap_out;
@@ -104,7 +91,7 @@ struct call_buffers {
     std::fill(in.begin(), in.end(), 1);
   }
   std::vector<int> heap_in, heap_out;
-  std::vector<std::unique_ptr<int, decltype(&std::free)>> aligned_in, aligned_out;
+  block aligned_in{nullptr, std::free}, aligned_out{nullptr, std::free};
   std::span<int> in, out;
 };
 
@@ -125,6 +112,7 @@ void collective_table(int calls) {
       call_buffers b(n, p * n, aligned);
       call_buffers s(p * n, n, aligned);
       const char* kind = aligned ? "aligned" : "heap";
+      const auto us_a_call = [&](const std::function<void()>& call) { return hpcoll_bench::median_call_us(call, calls); };
       // Rank 0's copy of its own block: from the input to the output's first block.
       const auto distance = [](std::span<int> to, std::span<int> from) {
         return (reinterpret_cast<std::uintptr_t>(to.data()) - reinterpret_cast<std::uintptr_t>(from.data())) % 4096;
@@ -132,12 +120,12 @@ void collective_table(int calls) {
       const auto row = [&](const char* call, std::uintptr_t d, double hp, double native) {
         if (rank == 0) std::printf("%9zu %-9s %-8s %9zu %10.2f %10.2f\n", bytes, call, kind, std::size_t{d}, hp, native);
       };
-      row("allgather", distance(b.out, b.in), call_us(calls, [&] { hpcoll::allgather(c, std::span<const int>(b.in), b.out); }),
-          call_us(calls, [&] { MPI_Allgather(b.in.data(), count, MPI_INT, b.out.data(), count, MPI_INT, MPI_COMM_WORLD); }));
-      row("gather", distance(b.out, b.in), call_us(calls, [&] { hpcoll::gather(c, std::span<const int>(b.in), b.out, 0); }),
-          call_us(calls, [&] { MPI_Gather(b.in.data(), count, MPI_INT, b.out.data(), count, MPI_INT, 0, MPI_COMM_WORLD); }));
-      row("scatter", distance(s.out, s.in), call_us(calls, [&] { hpcoll::scatter(c, std::span<const int>(s.in), s.out, 0); }),
-          call_us(calls, [&] { MPI_Scatter(s.in.data(), count, MPI_INT, s.out.data(), count, MPI_INT, 0, MPI_COMM_WORLD); }));
+      row("allgather", distance(b.out, b.in), us_a_call([&] { hpcoll::allgather(c, std::span<const int>(b.in), b.out); }),
+          us_a_call([&] { MPI_Allgather(b.in.data(), count, MPI_INT, b.out.data(), count, MPI_INT, MPI_COMM_WORLD); }));
+      row("gather", distance(b.out, b.in), us_a_call([&] { hpcoll::gather(c, std::span<const int>(b.in), b.out, 0); }),
+          us_a_call([&] { MPI_Gather(b.in.data(), count, MPI_INT, b.out.data(), count, MPI_INT, 0, MPI_COMM_WORLD); }));
+      row("scatter", distance(s.out, s.in), us_a_call([&] { hpcoll::scatter(c, std::span<const int>(s.in), s.out, 0); }),
+          us_a_call([&] { MPI_Scatter(s.in.data(), count, MPI_INT, s.out.data(), count, MPI_INT, 0, MPI_COMM_WORLD); }));
     }
   }
 }

@@ -12,7 +12,6 @@
 
 #include <mpi.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -24,15 +23,6 @@
 namespace {
 
 namespace S = hpcoll::schedule;
-
-/// The median over 5 samples of the slowest rank's mean time per call of f, in µs.
-double median_us(int calls, const std::function<void()>& f) {
-  for (int i = 0; i < 20; ++i) f();
-  std::vector<double> samples;
-  for (int s = 0; s < 5; ++s) samples.push_back(hpcoll_bench::slowest_mean_ns(f, calls) / 1000);
-  std::nth_element(samples.begin(), samples.begin() + 2, samples.end());
-  return samples[2];
-}
 
 int run(int argc, char** argv) {
   int rank = 0;
@@ -51,11 +41,11 @@ int run(int argc, char** argv) {
     const std::size_t n = bytes / sizeof(int);
     std::vector<int> in(n, 1), fresh(n, 2), out(n);
     const auto rewrite = [&] { std::memcpy(in.data(), fresh.data(), bytes); };
-    const double rewrite_alone = median_us(calls, rewrite);
+    const double rewrite_alone = hpcoll_bench::median_call_us(rewrite, calls);
     for (const bool rewritten : {false, true}) {
       const auto timed = [&](const std::function<void()>& call) {
-        if (!rewritten) return median_us(calls, call);
-        return median_us(calls, [&] { rewrite(), call(); }) - rewrite_alone;
+        if (!rewritten) return hpcoll_bench::median_call_us(call, calls);
+        return hpcoll_bench::median_call_us([&] { rewrite(), call(); }, calls) - rewrite_alone;
       };
       const double doubling = timed([&] { hpcoll::Allreduce<S::recursive_doubling>{}(c, in, out, hpcoll::op::sum{}); });
       const double ring = timed([&] { hpcoll::Allreduce<S::ring>{}(c, in, out, hpcoll::op::sum{}); });

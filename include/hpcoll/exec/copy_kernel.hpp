@@ -16,7 +16,7 @@ inline constexpr std::size_t aliased_copy_min_bytes = 2048;
 /// makes slow on AMD CPUs: the destination 1 to 31 bytes past the source
 /// modulo a 4 KiB page. glibc (2.36 in Debian 12) copies 2 KiB and more with
 /// `rep movsb` on CPUs that announce fast short rep movsb (FSRM), and AMD
-/// Zen 3 and 4 run that 15–25 times slower at such a distance (glibc bug
+/// Zen 3 and 4 run that 15–30 times slower at such a distance (glibc bug
 /// 30994; measured in docs/performance.md, "memcpy at a page-aliased
 /// distance"). It is common: two heap vectors of a multiple of 4 KiB
 /// allocated one after the other lie 4 KiB · k + 16 bytes apart.
