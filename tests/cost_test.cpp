@@ -131,12 +131,13 @@ TEST_CASE("cost.protocol_cache_and_crowding") {
     CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, n, 1}, m),
                std::max(a + (p - 2) * a + (p - 1) * (r + N * m.source_beta), a + r + N * b));
     // Ranks crowded on their cores take turns: no copies at once, none
-    // shared; every handshake waits for the peer to get a core, and the
+    // shared; a round of handshakes waits three turns on the cores (request,
+    // copy, completion) of 2 (ranks per core − 1) switch times each, and the
     // round lasts at least as long as the p / 2 cores take to copy for the
     // p − 1 receivers (added to the slowest rank's time beyond its own bytes).
     machine crowded = m;
     crowded.ranks_per_core = 2;
-    const double handshake_wait = 2 * crowded.switch_time;
+    const double handshake_wait = 3 * 2 * crowded.switch_time;
     const double root = (p - 1) * (a + r) + handshake_wait, receiver = a + r + N * b + handshake_wait;
     const double cores_copying = 2.0 * (p - 1) / p * N * b;
     CHECK_COST(predict<S::linear>(hpcoll::bcast_shape{0, p, 0, n, 1}, crowded),

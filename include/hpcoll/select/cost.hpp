@@ -18,9 +18,10 @@
 //   + 2 (ranks per core − 1) · switch_time  on a crowded node, when it receives and sends on in
 //                                           the next round: the message it waits for needed its
 //                                           sender to get a core, what it sends needs it to get one;
-//                                           and again when it shakes hands, which needs its peer
-//                                           to get a core (below two ranks a core, only where one
-//                                           of the two rounds keeps more ranks busy than there are cores),
+//                                           and three times that when it shakes hands (request, copy
+//                                           and completion each take a turn on a core; below two ranks
+//                                           a core, a forwarding wait only where one of the two
+//                                           rounds keeps more ranks busy than there are cores),
 // except that a round whose messages fit the node's mailboxes (a blocking call's messages of at
 // most mailbox_bytes, machine.hpp) costs mailbox_alpha + (m − 1)·g + mailbox_beta · max(bytes
 // sent, bytes received) in place of the first three terms;
@@ -68,7 +69,7 @@ struct cost_terms {
   double reduced = 0;      ///< γ terms
   double copied = 0;       ///< copy terms
   double waits = 0;        ///< waits for a core on a crowded node: rounds in which the rank receives what it
-                           ///< sends on next round, rounds in which it shakes hands
+                           ///< sends on next round, crowded_handshake_waits for a round in which it shakes hands
   double mailbox_messages = 0;  ///< mailbox_alpha terms (gap terms counted as for messages)
   double mailbox_bytes = 0;     ///< mailbox_beta terms: bytes through the node's mailboxes
   double shared_core = 0;       ///< seconds a crowded node's core spends on the bytes of its other ranks
@@ -120,6 +121,16 @@ constexpr link_load link_of(const round_load& l, std::size_t elem_size, const ma
   return k;
 }
 
+/// The waits for a core (the crowding term of seconds()) of a crowded node's
+/// round in which a rank shakes hands, however many handshakes it has (a
+/// linear root's overlap). A rendezvous message takes three turns on shared
+/// cores: its request reaches the receiver, which must get a core; the
+/// receiver's copy holds that core; the completion reaches the sender, which
+/// must get one. The evaluation runs at 1.5, 2 and 4 ranks a core rank the
+/// schedules best at three waits, not one (docs/dispatch.md, "A crowded
+/// node's handshakes, measured").
+inline constexpr double crowded_handshake_waits = 3;
+
 /// A rank's terms in a round; `forwards`: it receives, and sends in the next round.
 constexpr cost_terms terms(const round_load& l, std::size_t elem_size, const machine& m, bool forwards) {
   const int messages = l.sends + l.recvs - (l.sends > 0 && l.recvs > 0 ? 1 : 0);
@@ -143,7 +154,7 @@ constexpr cost_terms terms(const round_load& l, std::size_t elem_size, const mac
           shared_source ? bytes(l.out) : 0.0,
           bytes(l.reduced),
           bytes(l.copied),
-          (forwards && l.recvs > 0 ? 1.0 : 0.0) + (m.ranks_per_core > 1 && handshakes > 0 ? 1.0 : 0.0)};
+          (forwards && l.recvs > 0 ? 1.0 : 0.0) + (m.ranks_per_core > 1 && handshakes > 0 ? crowded_handshake_waits : 0.0)};
 }
 
 /// The time of the bytes on a rank's link in a round's terms.
