@@ -104,6 +104,11 @@ void collective_table(int calls) {
   if (rank == 0)
     std::printf("\ncollectives on %d ranks (µs a call; heap: vectors one after the other, aligned: page-aligned)\n"
                 "%9s %-9s %-8s %9s %10s %10s\n", size, "bytes", "call", "buffers", "distance", "hpcoll", "native");
+  const auto us_a_call = [&](const std::function<void()>& call) { return hpcoll_bench::median_call_us(call, calls); };
+  // Rank 0's copy of its own block: from the input to the output's first block.
+  const auto distance = [](std::span<int> to, std::span<int> from) {
+    return (reinterpret_cast<std::uintptr_t>(to.data()) - reinterpret_cast<std::uintptr_t>(from.data())) % 4096;
+  };
   for (std::size_t bytes = 4096; bytes <= 65536; bytes *= 4) {
     const std::size_t n = bytes / sizeof(int);
     const int count = static_cast<int>(n);
@@ -112,11 +117,6 @@ void collective_table(int calls) {
       call_buffers b(n, p * n, aligned);
       call_buffers s(p * n, n, aligned);
       const char* kind = aligned ? "aligned" : "heap";
-      const auto us_a_call = [&](const std::function<void()>& call) { return hpcoll_bench::median_call_us(call, calls); };
-      // Rank 0's copy of its own block: from the input to the output's first block.
-      const auto distance = [](std::span<int> to, std::span<int> from) {
-        return (reinterpret_cast<std::uintptr_t>(to.data()) - reinterpret_cast<std::uintptr_t>(from.data())) % 4096;
-      };
       const auto row = [&](const char* call, std::uintptr_t d, double hp, double native) {
         if (rank == 0) std::printf("%9zu %-9s %-8s %9zu %10.2f %10.2f\n", bytes, call, kind, std::size_t{d}, hp, native);
       };

@@ -154,7 +154,8 @@ constexpr cost_terms terms(const round_load& l, std::size_t elem_size, const mac
           shared_source ? bytes(l.out) : 0.0,
           bytes(l.reduced),
           bytes(l.copied),
-          (forwards && l.recvs > 0 ? 1.0 : 0.0) + (m.ranks_per_core > 1 && handshakes > 0 ? crowded_handshake_waits : 0.0)};
+          (forwards && l.recvs > 0 ? 1.0 : 0.0) +
+              (m.ranks_per_core > 1 && handshakes > 0 ? crowded_handshake_waits : 0.0)};
 }
 
 /// The time of the bytes on a rank's link in a round's terms.
