@@ -161,14 +161,15 @@ static void prepare(struct call* c) {
   fill(c->in, in, c->type, c->index, r);
   c->compared = out;
   const int root = r == c->root;
-  /* A bcast's buffer and an in-place call's output start as the input. */
-  const size_t own = c->collective == ALLGATHERV ? (size_t)c->recv_displs[r] * extent : n * (size_t)r * extent;
-  if (c->collective == BCAST || (c->in_place && (c->collective == ALLREDUCE || (c->collective == REDUCE && root))))
-    memcpy(c->served, c->in, n * extent), memcpy(c->native, c->in, n * extent);
-  else if (c->in_place && (c->collective == REDUCE_SCATTER_BLOCK || c->collective == ALLTOALL || (c->collective == SCATTER && root)))
-    memcpy(c->served, c->in, in * extent), memcpy(c->native, c->in, in * extent);
-  else if (c->in_place && (c->collective == ALLGATHER || c->collective == ALLGATHERV || (c->collective == GATHER && root)))
-    memcpy(c->served + own, c->in, in * extent), memcpy(c->native + own, c->in, in * extent);
+  /* A bcast's buffer and an in-place call's output start as the input; an
+   * in-place gather's, as its own block at its place. */
+  const enum collective k = c->collective;
+  const int whole = k == BCAST || (c->in_place && (k == ALLREDUCE || k == REDUCE_SCATTER_BLOCK || k == ALLTOALL ||
+                                                   ((k == REDUCE || k == SCATTER) && root)));
+  const int own_block = c->in_place && (k == ALLGATHER || k == ALLGATHERV || (k == GATHER && root));
+  const size_t copied = whole || own_block ? in : 0;
+  const size_t at = !own_block ? 0 : k == ALLGATHERV ? (size_t)c->recv_displs[r] : n * (size_t)r;
+  memcpy(c->served + at * extent, c->in, copied * extent), memcpy(c->native + at * extent, c->in, copied * extent);
   if (c->collective == SCATTER && c->in_place && root) c->compared = in; /* the root's blocks stay as they were */
 }
 
