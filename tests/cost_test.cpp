@@ -468,6 +468,39 @@ TEST_CASE("cost.shortcuts_need_blocks_alike") {
   CHECK(predict_sampled<S::bruck>(uneven, m).seconds == predict<S::bruck>(uneven, m).seconds);
 }
 
+TEST_CASE("cost.per_rank_collectives_priced_as_regular") {
+  // gatherv and alltoallv are priced as gather and alltoall of nominal blocks
+  // (select/traits.hpp): each candidate must cost what its walk of the
+  // v-shape with every block nominal costs, crowded or not, sampled or not.
+  for (const int p : {1, 2, 3, 5, 8, 64, 300, 5000})
+    for (const std::size_t elem : {std::size_t{1}, std::size_t{4}, std::size_t{12}, std::size_t{8192}})
+      for (const double ranks_per_core : {1.0, 2.0}) {
+        if (p > 300 && ranks_per_core > 1) continue;  // crowded, the full walk: O(p²)
+        machine m{};
+        m.ranks_per_core = ranks_per_core;
+        const std::size_t n = hpcoll::nominal_block_count(elem);
+        std::vector<std::size_t> counts(static_cast<std::size_t>(p), n), displs(counts.size());
+        for (std::size_t i = 0; i < displs.size(); ++i) displs[i] = i * n;
+        const auto matches = [&](const auto& nominal, const auto& caller) {
+          using Shape = std::remove_cvref_t<decltype(nominal)>;
+          const hpcoll::decision d = hpcoll::decide(caller, m, nullptr, nullptr);
+          S::for_each_candidate<Shape>([&](auto type, std::size_t i) {
+            using Sch = typename decltype(type)::type;
+            INFO(Shape::name, " ", d.candidates[i].schedule, " p = ", p, ", ", elem, " B elements, ", ranks_per_core,
+                 " ranks a core");
+            CHECK(d.candidates[i].predicted_seconds == doctest::Approx(predict_sampled<Sch>(nominal, m).seconds));
+          });
+        };
+        // The caller's own counts play no part: every rank decides alike.
+        const std::vector<std::size_t> own(counts.size(), 3), zero(counts.size(), 0);
+        for (const int root : {0, p - 1})
+          matches(hpcoll::gatherv_shape{0, p, root, n, counts, displs, false, elem},
+                  hpcoll::gatherv_shape{std::min(1, p - 1), p, root, 3, own, zero, root == 0, elem});
+        matches(hpcoll::alltoallv_shape{0, p, counts, displs, counts, displs, false, elem},
+                hpcoll::alltoallv_shape{0, p, own, zero, zero, zero, true, elem});
+      }
+}
+
 TEST_CASE("cost.decisions_at_65536_ranks") {
   // Every collective decides at p = 65536 (probe_dispatch_decision_time measures
   // how long it takes); the full walk would take minutes.

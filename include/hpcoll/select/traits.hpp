@@ -9,6 +9,7 @@
 //     static constexpr auto node_aware = hana::tuple_t<hierarchical<...>, ...>;  // default: none
 //     static constexpr message_size size = message_size::vector;     // default: all_blocks
 //     static priced_shape priced(const allreduce_shape&);              // default: the shape itself
+//                                        // (any shape whose plans price alike, e.g. a regular collective's)
 //     static int group(const allreduce_shape&);                        // default: 0, every rank
 //   };
 //
@@ -26,6 +27,7 @@
 #include <boost/hana/unpack.hpp>
 #include <algorithm>
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -33,7 +35,6 @@
 #include <string_view>
 #include <tuple>
 #include <utility>
-#include <vector>
 
 #include "../plan/plan_for.hpp"
 #include "../plan/shape.hpp"
@@ -58,6 +59,15 @@ template <class Shape>
 struct collective_traits {};
 
 namespace hana = boost::hana;
+
+/// gatherv and alltoallv are priced as if every block held this many bytes:
+/// as gather and alltoall of such blocks, whose plans price alike
+/// (tests/cost_test.cpp), so a decision needs no p counts and displacements
+/// (1 MiB of fresh memory at p = 65,536, half a millisecond of page faults).
+inline constexpr std::uint64_t nominal_block_bytes = 4096;
+inline constexpr std::size_t nominal_block_count(std::size_t elem_size) {
+  return std::max<std::size_t>(1, nominal_block_bytes / elem_size);
+}
 
 // The segmented trees (pipeline, segmented_binary, segmented_binomial) and
 // rabenseifner_reduce are no bcast or reduce candidates: priced with the
@@ -98,6 +108,9 @@ template <>
 struct collective_traits<gatherv_shape> {
   static constexpr auto candidates = hana::tuple_t<schedule::linear, schedule::linear_sync<8>>;
   static constexpr message_size size = message_size::per_rank;
+  static gather_shape priced(const gatherv_shape& s) {
+    return {s.rank, s.size, s.root, nominal_block_count(s.elem_size), false, s.elem_size};
+  }
 };
 template <>
 struct collective_traits<scatter_shape> {
@@ -140,6 +153,9 @@ template <>
 struct collective_traits<alltoallv_shape> {
   static constexpr auto candidates = hana::tuple_t<schedule::linear, schedule::linear_sync<8>, schedule::pairwise>;
   static constexpr message_size size = message_size::per_rank;
+  static alltoall_shape priced(const alltoallv_shape& s) {
+    return {s.rank, s.size, nominal_block_count(s.elem_size), false, s.elem_size};
+  }
 };
 
 /// The collectives of this header, in the order tables and reports list them.
@@ -158,9 +174,6 @@ inline constexpr message_size size_rule = [] {
   if constexpr (requires { collective_traits<Shape>::size; }) return collective_traits<Shape>::size;
   else return message_size::all_blocks;
 }();
-
-/// gatherv and alltoallv are priced as if every block held this many bytes.
-inline constexpr std::uint64_t nominal_block_bytes = 4096;
 
 /// The message size of a call as tables and explanations state it (see
 /// message_size); the same on every rank of a call.
@@ -188,23 +201,18 @@ bool common_in_place(const Shape& call) {
 }
 
 /// Calls f with the shape every rank of a call prices alike: its own with the
-/// common in-place flag, or for per-rank collectives every block
-/// nominal_block_bytes long (counts and displacements live during the call).
+/// common in-place flag; for per-rank collectives without their counts and
+/// displacements, which only this rank knows (priced() gives the nominal blocks).
 template <dispatchable Shape, class F>
 decltype(auto) with_common_shape(const Shape& call, F&& f) {
   Shape s = call;
   if constexpr (requires { s.in_place; }) s.in_place = common_in_place(call);
   if constexpr (size_rule<Shape> == message_size::per_rank) {
-    const std::size_t n = std::max<std::size_t>(1, nominal_block_bytes / call.elem_size);
-    std::vector<std::size_t> counts(static_cast<std::size_t>(call.size), n), displs(counts.size());
-    for (std::size_t i = 0; i < displs.size(); ++i) displs[i] = i * n;
-    std::size_t i = 0;
-    for (std::span<const std::size_t>* member : caller_spans(s)) *member = i++ % 2 == 0 ? counts : displs;
-    if constexpr (requires { s.send_count; }) s.send_count = n;
-    return f(static_cast<const Shape&>(s));
-  } else {
-    return f(static_cast<const Shape&>(s));
+    static_assert(!std::same_as<decltype(collective_traits<Shape>::priced(s)), Shape>,
+                  "a per-rank collective is priced as a shape that needs no counts");
+    for (std::span<const std::size_t>* member : caller_spans(s)) *member = {};
   }
+  return f(static_cast<const Shape&>(s));
 }
 
 /// The shape a candidate is priced on (a multicast: the broadcast among its
