@@ -49,6 +49,17 @@ TEST_CASE("rank_set.model") {
   }
 }
 
+TEST_CASE("rank_set.full_words") {
+  // Every bit of a word set: the edge case of counting bits.
+  for (int p : {64, 128, 129}) {
+    hpcoll::rank_set set(p);
+    for (int r = 0; r < p; ++r) set.insert(r);
+    CHECK(set.count() == p);
+    CHECK(set.position(p - 1) == p - 1);
+    CHECK(set.member(p - 1) == p - 1);
+  }
+}
+
 TEST_CASE("rank_set.errors") {
   hpcoll::rank_set set(5, {0, 2, 4});
   CHECK(contains(error_of([&] { set.insert(5); }), "rank 5 is not a rank of a communicator of size 5"));

@@ -53,7 +53,7 @@ public:
   /// Number of members.
   int count() const noexcept {
     int n = 0;
-    for (word w : words_) n += std::popcount(w);
+    for (word w : words_) n += bits_in(w);
     return n;
   }
 
@@ -70,8 +70,8 @@ public:
   /// Members below `rank`: a member's logical number among the members.
   int position(int rank) const {
     const std::size_t w = index_of(rank);
-    int n = std::popcount(words_[w] & (bit_of(rank) - 1));
-    for (std::size_t i = 0; i < w; ++i) n += std::popcount(words_[i]);
+    int n = bits_in(words_[w] & (bit_of(rank) - 1));
+    for (std::size_t i = 0; i < w; ++i) n += bits_in(words_[i]);
     return n;
   }
   /// The member whose logical number is `k` (0 <= k < count()).
@@ -79,7 +79,7 @@ public:
     int left = k;  // members still to skip
     if (left >= 0)
       for (std::size_t i = 0; i < words_.size(); ++i) {
-        const int here = std::popcount(words_[i]);
+        const int here = bits_in(words_[i]);
         if (left < here) {
           word w = words_[i];
           for (int skip = 0; skip < left; ++skip) w &= w - 1;  // drop the lowest bits
@@ -104,6 +104,19 @@ public:
   friend bool operator==(const rank_set&, const rank_set&) = default;
 
 private:
+  /// std::popcount, inline: without a target flag for the instruction
+  /// (-mpopcnt, -march=...) GCC calls a libgcc routine for it, and every
+  /// multicast counts bits several times on each rank.
+  static constexpr int bits_in(word w) noexcept {
+#ifdef __POPCNT__
+    return std::popcount(w);
+#else
+    w -= (w >> 1) & 0x5555555555555555u;
+    w = (w & 0x3333333333333333u) + ((w >> 2) & 0x3333333333333333u);
+    w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+    return static_cast<int>((w * 0x0101010101010101u) >> 56);
+#endif
+  }
   static int check_size(int size) {
     if (size < 0) throw error("", "", "rank_set: negative communicator size " + std::to_string(size));
     return size;
