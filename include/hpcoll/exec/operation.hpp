@@ -177,26 +177,48 @@ private:
   std::atomic<bool> done_{true};
 };
 
+/// An operation of kind Derived that is kept for reuse: when one that ended
+/// well retires, its thread keeps it (one per kind and thread) for the next
+/// call of its kind, which takes it from parked() and rebinds it, so a
+/// repeated call allocates nothing.
+template <class Derived>
+class reusable_operation : public operation {
+public:
+  using operation::operation;
+
+  /// The retired operation of this kind kept by the calling thread, if any.
+  static std::unique_ptr<Derived>& parked() {
+    thread_local std::unique_ptr<Derived> kept;
+    return kept;
+  }
+
+  void retire() noexcept override {
+    std::unique_ptr<Derived>& kept = parked();
+    if (kept) {
+      delete this;
+      return;
+    }
+    unbind();
+    kept.reset(static_cast<Derived*>(this));
+  }
+};
+
 /// An operation running `Plan` on elements of type T: it owns the plan, the
 /// shape the plan refers to, the op, scratch memory and the round's working
 /// storage, so a replayed persistent run allocates nothing.
 template <class T, class Op, class Shape, class Plan>
-class scheduled_operation final : public operation {
+class scheduled_operation final : public reusable_operation<scheduled_operation<T, Op, Shape, Plan>> {
+  using base = reusable_operation<scheduled_operation>;
+
 public:
   template <class MakePlan>
   scheduled_operation(const communicator& c, progress_engine& engine, const call_info& info, const Shape& shape,
                       MakePlan make_plan, const T* input, T* output, const Op& op)
-      : operation(c, engine, info),
+      : base(c, engine, info),
         shape_(shape),
         plan_(make_plan(shape_.get())),
         op_(op),
         mem_{input, output, scratch_.reserve<T>(plan_->scratch_elems())} {}
-
-  /// The retired operation of this kind kept by the calling thread, if any.
-  static std::unique_ptr<scheduled_operation>& parked() {
-    thread_local std::unique_ptr<scheduled_operation> kept;
-    return kept;
-  }
 
   /// Becomes the operation of a new call, keeping its storage: the round's
   /// working vectors, the scratch memory and the shape's arrays.
@@ -210,27 +232,17 @@ public:
     mem_ = {input, output, scratch_.reserve<T>(plan_->scratch_elems())};
   }
 
-  void retire() noexcept override {
-    std::unique_ptr<scheduled_operation>& kept = parked();
-    if (kept) {
-      delete this;
-      return;
-    }
-    unbind();
-    kept.reset(this);
-  }
-
 private:
   round_runner<T, Op> runner() {
-    round_runner<T, Op> r{comm().native(), tag_, mem_, *op_, steps_, requests_};
+    round_runner<T, Op> r{this->comm().native(), this->tag_, mem_, *op_, steps_, requests_};
     r.keep_failures(run_failure_, statuses_);
     return r;
   }
   bool post_first() override {
     run_failure_ = nullptr;
-    return runner().post_first(*plan_, posted_);
+    return runner().post_first(*plan_, this->posted_);
   }
-  bool advance_rounds() override { return runner().advance(*plan_, round_, posted_); }
+  bool advance_rounds() override { return runner().advance(*plan_, this->round_, this->posted_); }
   void run_rounds() override {
     run_failure_ = nullptr;
     runner().run(*plan_);

@@ -16,6 +16,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <deque>
@@ -57,6 +58,8 @@ struct mcast_slot {
   mcast_info info;
   std::string problem;  ///< why the receive failed, empty when it did not
 
+  /// Whether a multicast of `bytes` bytes fits the buffer.
+  bool fits(std::uint64_t bytes) const noexcept { return bytes <= capacity && bytes % elem_size == 0; }
   /// Why `bytes` do not fit, or empty when they do.
   std::string misfit(std::uint64_t bytes, int master) const {
     if (bytes > capacity)
@@ -80,6 +83,8 @@ public:
     MPI_Finalized(&finalized);
     if (finalized) return;
     for (auto& in : active_) in->abandon();
+    if (header_request_ != MPI_REQUEST_NULL && MPI_Cancel(&header_request_) == MPI_SUCCESS)
+      MPI_Wait(&header_request_, MPI_STATUS_IGNORE);
   }
 
   /// Queues a receive; it is matched with the oldest multicast not yet matched.
@@ -98,23 +103,25 @@ public:
   /// header arrives (see wait_for_header) instead of polling.
   bool idle() const { return active_.empty(); }
 
-  /// Blocks in MPI until a header arrives for this rank (call without the
-  /// channel's lock: matched probes are safe to run in several threads, each
-  /// gets its own message), then hand it to accept() under the lock.
-  static std::pair<MPI_Message, MPI_Status> wait_for_header(MPI_Comm comm) {
-    std::pair<MPI_Message, MPI_Status> arrival{MPI_MESSAGE_NULL, {}};
-    HPCOLL_MPI(MPI_Mprobe, MPI_ANY_SOURCE, mcast_header_tag, comm, &arrival.first, &arrival.second);
-    return arrival;
+  /// Blocks in MPI until the next header has arrived; then hand its status to
+  /// accept() under the channel's lock. Called without the lock, by the one
+  /// thread that runs this communicator's receive calls.
+  MPI_Status wait_for_header() {
+    post_header_receive();
+    MPI_Status status;
+    HPCOLL_MPI(MPI_Wait, &header_request_, &status);
+    return status;
   }
 
-  /// Receives a probed header message and starts its multicast.
-  void accept(MPI_Message msg, const MPI_Status& status) {
+  /// Starts the multicast of the header that has just arrived. The receive
+  /// of the next header is posted by the next progress() or wait_for_header(),
+  /// after this one's ack has left.
+  void accept(const MPI_Status& status) {
     int bytes = 0;
     HPCOLL_MPI(MPI_Get_count, &status, MPI_BYTE, &bytes);
     std::unique_ptr<incoming> in = fresh();
-    in->message.resize(static_cast<std::size_t>(bytes));
-    HPCOLL_MPI(MPI_Mrecv, in->message.data(), bytes, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
-    in->read(status.MPI_SOURCE);
+    std::swap(in->message, arriving_);
+    in->read(status.MPI_SOURCE, static_cast<std::size_t>(bytes));
     active_.push_back(std::move(in));
     match();
     active_.back()->start();
@@ -126,8 +133,9 @@ public:
     return std::any_of(active_.begin(), active_.end(), [](const auto& in) { return in->slot == nullptr; });
   }
   /// One sweep: advances every multicast in progress, completes the receives
-  /// whose multicast has ended, then picks up arrived headers. Never blocks.
-  /// Messages in flight come first: a probe that finds nothing may give the
+  /// whose multicast has ended, then picks up arrived headers (one, and more
+  /// while receives wait). Never blocks.
+  /// Messages in flight come first: a test that finds nothing may give the
   /// core away (Open MPI yields when oversubscribed).
   void progress() {
     sweep();
@@ -142,7 +150,8 @@ private:
     int parent = -1;  ///< the rank the header came from
     mcast_header head;
     rank_set members;
-    std::vector<std::byte> message;  ///< the header message, forwarded as received
+    std::vector<std::byte> message;  ///< the header message, forwarded as received, in its first message_bytes
+    std::size_t message_bytes = 0;
     std::vector<std::byte> staging;  ///< the data when no matched buffer takes it
     std::byte* data = nullptr;
     mcast_slot* slot = nullptr;
@@ -157,14 +166,15 @@ private:
     int round = 0;
     bool posted = false, plan_done = false, acking = false, finished = false;
 
-    /// Reads the header message received from `source`.
-    void read(int source) {
-      if (message.size() < mcast_prefix_bytes(size))
+    /// Reads the header message of `bytes` bytes received from `source`.
+    void read(int source, std::size_t bytes) {
+      message_bytes = bytes;
+      if (message_bytes < mcast_prefix_bytes(size))
         throw error("mcast", "", "a multicast header from rank " + std::to_string(source) + " is too short");
       std::memcpy(&head, message.data(), sizeof head);
       if (head.magic != mcast_header::expected_magic ||
           head.schedule >= schedule::candidate_count<mcast_shape> ||
-          (head.fused && message.size() != mcast_prefix_bytes(size) + head.bytes))
+          (head.fused && message_bytes != mcast_prefix_bytes(size) + head.bytes))
         throw error("mcast", "", "a malformed multicast header from rank " + std::to_string(source));
       parent = source;
       const std::size_t words = (static_cast<std::size_t>(size) + 63) / 64;
@@ -180,7 +190,7 @@ private:
       ack = {};
       data = nullptr;
       if (slot) {
-        if (slot->misfit(head.bytes, head.master).empty()) data = slot->buffer;
+        if (slot->fits(head.bytes)) data = slot->buffer;
         else ack = {rank, static_cast<std::int64_t>(slot->capacity)};
       }
       std::byte* const inline_data = message.data() + mcast_prefix_bytes(size);
@@ -196,7 +206,7 @@ private:
       child_acks.assign(head.acks_direct ? 0 : children.size(), {});  // sized before the receives point into it
       side_requests.clear();
       for (std::size_t c = 0; c < children.size(); ++c) {
-        HPCOLL_MPI(MPI_Isend, message.data(), static_cast<int>(message.size()), MPI_BYTE, children[c],
+        HPCOLL_MPI(MPI_Isend, message.data(), static_cast<int>(message_bytes), MPI_BYTE, children[c],
                    mcast_header_tag, comm, &side_requests.emplace_back(MPI_REQUEST_NULL));
         if (!head.acks_direct)
           HPCOLL_MPI(MPI_Irecv, &child_acks[c], mcast_ack_words, MPI_INT64_T, children[c], head.tag + 1, comm,
@@ -262,15 +272,29 @@ private:
     buffers<std::byte> mem;
   };
 
+  /// Posts the receive of the next header unless it is posted. Posted ahead,
+  /// headers land in place rather than in MPI's queue of unexpected messages
+  /// (one copy and one matching step fewer). Every header fits: it is the
+  /// prefix, plus the data when fused.
+  void post_header_receive() {
+    if (header_request_ != MPI_REQUEST_NULL) return;
+    arriving_.resize(mcast_prefix_bytes(size_) + mcast_fused_limit);
+    HPCOLL_MPI(MPI_Irecv, arriving_.data(), static_cast<int>(arriving_.size()), MPI_BYTE, MPI_ANY_SOURCE,
+               mcast_header_tag, comm_, &header_request_);
+  }
+
+  /// Picks up arrived headers: one, and more while receives wait for a
+  /// multicast. A receive whose multicast has come thus returns even while
+  /// masters keep sending; the others are picked up by later calls.
   void pick_up_arrivals() {
-    while (true) {
+    do {
+      post_header_receive();
       int flag = 0;
-      MPI_Message msg = MPI_MESSAGE_NULL;
       MPI_Status status;
-      HPCOLL_MPI(MPI_Improbe, MPI_ANY_SOURCE, mcast_header_tag, comm_, &flag, &msg, &status);
+      HPCOLL_MPI(MPI_Test, &header_request_, &flag, &status);
       if (!flag) return;
-      accept(msg, status);
-    }
+      accept(status);
+    } while (!waiting_.empty());
   }
 
   /// Advances every multicast in progress and delivers those that have ended
@@ -323,7 +347,7 @@ private:
   /// Completes the receive of an ended multicast.
   static void deliver(incoming& in) {
     mcast_slot& s = *in.slot;
-    s.problem = s.misfit(in.head.bytes, in.head.master);
+    if (!s.fits(in.head.bytes)) s.problem = s.misfit(in.head.bytes, in.head.master);
     if (s.problem.empty() && in.data != s.buffer && in.head.bytes) copy_bytes(s.buffer, in.data, in.head.bytes);
     s.info.members = in.members;
     s.info.count = s.problem.empty() ? in.head.bytes / s.elem_size : 0;
@@ -336,11 +360,13 @@ private:
   std::vector<std::unique_ptr<incoming>> active_;  ///< picked up and not yet delivered, in arrival order
   std::vector<std::unique_ptr<incoming>> spare_;   ///< delivered, kept for reuse
   std::deque<mcast_slot*> waiting_;                ///< receives not yet matched, in posting order
+  std::vector<std::byte> arriving_;                ///< the buffer of the posted header receive
+  MPI_Request header_request_ = MPI_REQUEST_NULL;
 };
 
 /// The multicast side of a communicator (a communicator service): its
 /// unsequenced duplicate, the receive engine (made on first use) and what the
-/// ranks' multicasts share. `mutex` guards all but `comm` and `tag_span`.
+/// ranks' multicasts share. `mutex` guards the receive engine.
 class mcast_channel final : public communicator_service {
 public:
   explicit mcast_channel(const communicator_facts& f)
@@ -349,7 +375,7 @@ public:
   const MPI_Comm comm;
   const int tag_span;
   std::mutex mutex;
-  unsigned long long sent = 0;  ///< multicasts this rank has started as master
+  std::atomic<unsigned long long> sent = 0;  ///< multicasts this rank has started as master (tags)
   /// Groups of up to this many members (at most mcast_direct_ack_limit) ack
   /// this rank directly when it is master; tests lower it to run acks up the
   /// header tree.

@@ -55,23 +55,41 @@ namespace detail {
 /// the header tree (mcast/wire.hpp), its part of the plan unless the data
 /// travels in the header, and the acks (every member's, or its children's for
 /// their subtrees).
-class mcast_send final : public operation {
+class mcast_send final : public reusable_operation<mcast_send> {
 public:
-  mcast_send(const communicator& c, progress_engine& engine, const call_info& info, const rank_set& members,
-             std::size_t choice, const std::byte* data, std::size_t bytes)
-      : operation(c, engine, info),
-        members_(members),
-        plan_(schedule::candidate_plan(mcast_shape{c.rank(), c.size(), c.rank(), &members_, bytes, 1}, choice)),
-        data_(data) {
-    header_.schedule = static_cast<std::uint16_t>(choice);
-    header_.fused = bytes <= mcast_fused_limit;
-    header_.master = c.rank();
-    header_.bytes = bytes;
-    header_.acks_direct =
-        members.count() <= std::min(c.service<mcast_channel>().direct_ack_limit, mcast_direct_ack_limit);
+  /// The operation of a multicast: the calling thread's retired one when it
+  /// has one, so a master that multicasts again and again allocates nothing.
+  static std::unique_ptr<mcast_send> make(const communicator& c, progress_engine& engine, const call_info& info,
+                                          const rank_set& members, std::size_t choice, const std::byte* data,
+                                          std::size_t bytes) {
+    std::unique_ptr<mcast_send> op = std::move(parked());
+    if (op) op->rebind(c, engine, info);
+    else op.reset(new mcast_send(c, engine, info));
+    op->prepare(members, choice, data, bytes);
+    return op;
   }
 
 private:
+  mcast_send(const communicator& c, progress_engine& engine, const call_info& info)
+      : reusable_operation(c, engine, info) {}
+
+  void prepare(const rank_set& members, std::size_t choice, const std::byte* data, std::size_t bytes) {
+    members_ = members;
+    data_ = data;
+    mem_ = {data, nullptr, nullptr};
+    header_.schedule = static_cast<std::uint16_t>(choice);
+    header_.fused = bytes <= mcast_fused_limit;
+    header_.master = comm().rank();
+    header_.bytes = bytes;
+    header_.acks_direct =
+        members.count() <= std::min(comm().service<mcast_channel>().direct_ack_limit, mcast_direct_ack_limit);
+    // Fused, the header message is the whole multicast: no plan to run.
+    const int rank = comm().rank();
+    if (header_.fused) plan_.reset();
+    else plan_.emplace(schedule::candidate_plan(mcast_shape{rank, comm().size(), rank, &members_, bytes, 1}, choice));
+    plan_done_ = false;
+  }
+
   MPI_Comm channel() const { return comm().service<mcast_channel>().comm; }
   round_runner<std::byte, no_op> runner() { return {channel(), tag_, mem_, no_op{}, steps_, requests_}; }
 
@@ -109,11 +127,11 @@ private:
 
   bool post_first() override {
     post_header_and_acks();
-    plan_done_ = header_.fused || runner().post_first(plan_, posted_);
+    plan_done_ = header_.fused || runner().post_first(*plan_, posted_);
     return false;
   }
   bool advance_rounds() override {
-    if (!plan_done_) plan_done_ = runner().advance(plan_, round_, posted_);
+    if (!plan_done_) plan_done_ = runner().advance(*plan_, round_, posted_);
     if (!plan_done_) return false;
     int done = 0;
     HPCOLL_MPI(MPI_Testall, side_count_, side_.data(), &done, MPI_STATUSES_IGNORE);
@@ -123,7 +141,7 @@ private:
   }
   void run_rounds() override {
     post_header_and_acks();
-    if (!header_.fused) runner().run(plan_);
+    if (!header_.fused) runner().run(*plan_);
     HPCOLL_MPI(MPI_Waitall, side_count_, side_.data(), MPI_STATUSES_IGNORE);
     check_acks();
   }
@@ -140,9 +158,9 @@ private:
   }
 
   rank_set members_;
-  decltype(schedule::candidate_plan(std::declval<const mcast_shape&>(), 0)) plan_;
-  const std::byte* data_;
-  buffers<std::byte> mem_{data_, nullptr, nullptr};
+  std::optional<decltype(schedule::candidate_plan(std::declval<const mcast_shape&>(), 0))> plan_;
+  const std::byte* data_ = nullptr;
+  buffers<std::byte> mem_{};
   mcast_header header_;
   std::vector<std::byte> message_;
   /// The master's children in the header tree: at most one per bit of an int rank.
@@ -184,14 +202,11 @@ struct Mcast {
     const auto choice = detail::choose<Mcast, Schedule, check::never, Progress, false>(c, call);
     const std::size_t index = candidate_index(choice);
     detail::mcast_channel& ch = c.service<detail::mcast_channel>();
-    int tag = 0;
-    {
-      const std::lock_guard lock(ch.mutex);
-      tag = detail::mcast_data_tag(ch.sent++, c.rank(), c.size(), ch.tag_span);
-    }
-    auto run = std::make_unique<detail::mcast_send>(c, detail::engine_of<Progress>::get(), detail::info_of<decltype(call)>(choice), members,
-                                                    index, reinterpret_cast<const std::byte*>(call.input),
-                                                    call.shape.count * call.shape.elem_size);
+    const int tag =
+        detail::mcast_data_tag(ch.sent.fetch_add(1, std::memory_order_relaxed), c.rank(), c.size(), ch.tag_span);
+    auto run = detail::mcast_send::make(c, detail::engine_of<Progress>::get(), detail::info_of<decltype(call)>(choice),
+                                        members, index, reinterpret_cast<const std::byte*>(call.input),
+                                        call.shape.count * call.shape.elem_size);
     run->engine().launch(*run, tag);
     run->count_run();
     return request(std::move(run));
@@ -239,7 +254,9 @@ public:
   mcast_receive() = default;
   /// Library internal: posts a receive of `capacity` bytes into `buffer`.
   mcast_receive(const communicator& c, std::byte* buffer, std::size_t capacity, std::size_t elem_size)
-      : comm_(c), slot_(std::make_unique<detail::mcast_slot>()) {
+      : comm_(c), slot_(std::move(parked_slot())) {
+    if (slot_) *slot_ = {};
+    else slot_ = std::make_unique<detail::mcast_slot>();
     slot_->buffer = buffer;
     slot_->capacity = capacity;
     slot_->elem_size = elem_size;
@@ -273,23 +290,22 @@ public:
     return complete();
   }
   /// Blocks until a multicast has been delivered into the buffer. While no
-  /// multicast is in progress on this rank it waits inside MPI (MPI_Mprobe)
-  /// rather than polling.
+  /// multicast is in progress on this rank it waits inside MPI (MPI_Wait on
+  /// the posted header receive) rather than polling.
   mcast_info wait() {
     if (!slot_) throw error("mcast", "", "mcast_receive::wait: no receive is posted");
     while (true) {
-      bool idle = false, done = false;
+      detail::mcast_inbox* idle = nullptr;
+      bool done = false;
       with_inbox([&](detail::mcast_inbox& inbox) {
         inbox.progress();
         done = slot_->done;
-        idle = !done && inbox.idle() && !slot_->matched;
+        if (!done && inbox.idle() && !slot_->matched) idle = &inbox;
       });
       if (idle) {
-        // A pair, not a structured binding: lambdas capture those from C++20
-        // on, Clang only from 16.
-        const auto arrival = detail::mcast_inbox::wait_for_header(comm_->service<detail::mcast_channel>().comm);
+        const MPI_Status arrival = idle->wait_for_header();
         with_inbox([&](detail::mcast_inbox& inbox) {
-          inbox.accept(arrival.first, arrival.second);
+          inbox.accept(arrival);
           done = slot_->done;
         });
       }
@@ -307,7 +323,15 @@ private:
   mcast_info complete() {
     std::unique_ptr<detail::mcast_slot> slot = std::move(slot_);
     if (!slot->problem.empty()) throw error("mcast", "", "mcast_recv: " + slot->problem);
-    return std::move(slot->info);
+    mcast_info info = std::move(slot->info);
+    parked_slot() = std::move(slot);
+    return info;
+  }
+  /// The slot of this thread's last completed receive, kept for the next one
+  /// (a worker receiving again and again allocates no slot).
+  static std::unique_ptr<detail::mcast_slot>& parked_slot() {
+    thread_local std::unique_ptr<detail::mcast_slot> kept;
+    return kept;
   }
   /// A receive not yet matched is withdrawn; a matched one is driven to its end.
   void settle() noexcept {
