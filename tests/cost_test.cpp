@@ -501,6 +501,35 @@ TEST_CASE("cost.per_rank_collectives_priced_as_regular") {
       }
 }
 
+TEST_CASE("cost.mcast_priced_as_its_plan") {
+  // A multicast candidate is priced as the broadcast it runs (select/traits.hpp,
+  // mcast/plan.hpp): linear over the master and the members, the others among
+  // the members after the master's hop. On ranks with a core each that is the
+  // walk of its multicast plan on every rank, bystanders included. (Binomial
+  // is priced as the broadcast tree, whose ranks send to one child a round;
+  // the multicast sends to all children at once. Crowded, the bystanders
+  // share the cores.)
+  const machine m{};
+  for (const int p : {2, 3, 4, 5, 8, 13})
+    for (const int master : {0, p / 2, p - 1})
+      for (const int stride : {1, 2, 3}) {
+        hpcoll::rank_set members(p);
+        for (int r = (master + 1) % p; r != master && !members.contains(r); r = (r + stride) % p) members.insert(r);
+        for (const std::size_t n : {std::size_t{1}, std::size_t{1000}, std::size_t{100000}}) {
+          const hpcoll::mcast_shape call{master, p, master, &members, n, 4};
+          const hpcoll::decision d = hpcoll::decide(call, m, nullptr, nullptr);
+          S::for_each_candidate<hpcoll::mcast_shape>([&](auto type, std::size_t i) {
+            using Sch = typename decltype(type)::type;
+            if constexpr (!std::same_as<Sch, S::binomial>) {
+              INFO(d.candidates[i].schedule, " p = ", p, ", master ", master, ", ", members.count(), " members, ", n,
+                   " elements");
+              CHECK(d.candidates[i].predicted_seconds == doctest::Approx(predict<Sch>(call, m).seconds));
+            }
+          });
+        }
+      }
+}
+
 TEST_CASE("cost.decisions_at_65536_ranks") {
   // Every collective decides at p = 65536 (probe_dispatch_decision_time measures
   // how long it takes); the full walk would take minutes.

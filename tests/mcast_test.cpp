@@ -18,6 +18,7 @@
 #include <random>
 #include <set>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace S = hpcoll::schedule;
@@ -185,6 +186,40 @@ TEST_CASE("mcast.schedules") {
   SUBCASE("scatter_ring_allgather") { every_set_and_size<S::scatter_ring_allgather>(3); }
   SUBCASE("scatter_recursive_doubling_allgather") { every_set_and_size<S::scatter_recursive_doubling_allgather>(4); }
   SUBCASE("linear") { every_set_and_size<S::linear>(7); }
+}
+
+// explain() names the schedule a multicast of that shape runs: from rank 0 to
+// every group of the other ranks, at sizes whose plans send messages small
+// enough for a blocking collective's node mailboxes, which a multicast never
+// takes (one size per size class: the first call of a class decides it).
+TEST_CASE("mcast.explain_names_the_schedule_run") {
+  const hpcoll::communicator c(MPI_COMM_WORLD);
+  const int p = c.size();
+  if (p < 2) return;
+  const auto runs_of = [&](const std::string& schedule) {
+    std::uint64_t n = 0;
+    for (const hpcoll::schedule_count& k : hpcoll::schedule_counts(c))
+      if (k.collective == "mcast" && k.schedule == schedule && k.dispatched) n += k.calls;
+    return n;
+  };
+  for (int r = 1; r < p; ++r) {
+    hpcoll::rank_set members(p);
+    for (int m = 1; m <= r; ++m) members.insert(m);
+    for (std::size_t bytes : {12000, 24000, 65536}) {
+      std::vector<unsigned char> data(bytes, static_cast<unsigned char>(r));
+      if (c.rank() == 0) {
+        const std::string named =
+            hpcoll::explain<void, unsigned char>(c, hpcoll::mcast_shape{0, p, 0, &members, bytes}).schedule();
+        const std::uint64_t before = runs_of(named);
+        hpcoll::mcast(c, data, members).wait();
+        CHECK_MESSAGE(runs_of(named) == before + 1, r, " members, ", bytes, " bytes: explain() names ", named);
+      } else if (members.contains(c.rank())) {
+        std::vector<unsigned char> got(bytes);
+        hpcoll::mcast_recv(c, got);
+        CHECK(got == data);
+      }
+    }
+  }
 }
 
 // Payloads of 0 and 1 byte and around the size up to which a multicast

@@ -14,6 +14,7 @@
 #include "../plan/plan_for.hpp"
 #include "../plan/shape.hpp"
 #include "../schedule/all.hpp"
+#include "../select/cost.hpp"
 #include "../select/traits.hpp"
 #include "rank_set.hpp"
 
@@ -118,6 +119,12 @@ private:
   int received_ = -1;  ///< the round of this rank's receive; -1 at the master
 };
 
+/// Whether a multicast schedule is the broadcast over the master and the
+/// members rooted at the master (the header tree's logical numbers), rather
+/// than one among the members after the master's hop to the lowest.
+template <class S>
+inline constexpr bool mcast_rooted_at_master = std::same_as<S, schedule::binomial> || std::same_as<S, schedule::linear>;
+
 /// The broadcast over the header tree's logical numbers that the binomial and
 /// linear multicasts run on this rank.
 inline bcast_shape header_tree_bcast(const mcast_shape& s) {
@@ -137,7 +144,7 @@ struct plan_adapter<mcast_shape> {
   template <class S>
     requires has_plan<S, bcast_shape>
   static constexpr auto plan(const mcast_shape& s) {
-    if constexpr (std::same_as<S, schedule::binomial> || std::same_as<S, schedule::linear>)
+    if constexpr (mcast_rooted_at_master<S>)
       return mcast_tree_plan(s, S::plan(header_tree_bcast(s)));
     else
       return mcast_plan(s, S::plan(member_bcast(s)));
@@ -146,18 +153,33 @@ struct plan_adapter<mcast_shape> {
 
 /// The multicast schedules: every member learns the schedule from the
 /// message's header, by its position here, so only these can run
-/// (hpcoll::Mcast refuses others). A multicast costs about a broadcast among
-/// the r members (binomial and linear: over the r + 1 ranks; the others: the
-/// master's hop, then among the r), so it is priced as that broadcast, and
-/// the members' count is part of its decision.
+/// (hpcoll::Mcast refuses others). Each is priced as the broadcast its plan
+/// runs: over the master and the r members (binomial, linear) or among the
+/// members, plus the master's hop to the lowest member (the others). Linear
+/// and the others cost what the walk of their multicast plan costs on ranks
+/// with a core each; binomial's broadcast tree sends to one child a round,
+/// the multicast to all at once (tests/cost_test.cpp). The members' count is
+/// part of its decision.
 template <>
 struct collective_traits<mcast_shape> {
   static constexpr auto candidates = boost::hana::tuple_t<schedule::binomial, schedule::scatter_ring_allgather,
                                                           schedule::scatter_recursive_doubling_allgather,
                                                           schedule::linear>;
   static constexpr message_size size = message_size::vector;
-  static bcast_shape priced(const mcast_shape& s) { return {0, s.members->count(), 0, s.count, s.elem_size}; }
+  template <class S>
+  static bcast_shape priced(const mcast_shape& s) {
+    const int r = s.members->count();
+    return {0, mcast_rooted_at_master<S> ? r + 1 : r, 0, s.count, s.elem_size};
+  }
+  template <class S>
+  static double lead_in_seconds(const mcast_shape& s, const machine& m) {
+    if constexpr (mcast_rooted_at_master<S>)
+      return 0;
+    else
+      return predict_sampled<schedule::linear>(bcast_shape{0, 2, 0, s.count, s.elem_size}, m).seconds;
+  }
   static int group(const mcast_shape& s) { return s.members->count(); }
+  static constexpr bool mailboxes = false;  // its messages go through the channel's communicator
 };
 
 }  // namespace hpcoll

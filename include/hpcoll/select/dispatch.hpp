@@ -182,7 +182,7 @@ decision decide(const Shape& call, const machine& m, const tuning_table* table, 
       } else if constexpr (uses_node_layout<S>) {
         c.weighed = false;
       } else {
-        c.predicted_seconds = predict_sampled<S>(priced_shape(s), m).seconds;
+        c.predicted_seconds = predict_sampled<S>(candidate_priced_shape<S>(s), m).seconds + lead_in_seconds<S>(s, m);
       }
       d.candidates.push_back(std::move(c));
     });
@@ -283,6 +283,13 @@ decision decide_now(const Shape& call, double ranks_per_core, std::size_t mailbo
   return decide(call, m, current_tuning_table(), std::getenv(variable.c_str()), reduction_key<Op, T>(), profile.source);
 }
 
+/// Bytes up to which a call's messages within a node take the node's
+/// mailboxes: a blocking call's, if its collective takes them; else none.
+template <dispatchable Shape>
+std::size_t mailbox_bytes(const communicator& c, bool blocking) {
+  return blocking && takes_mailboxes<Shape> ? shared_message_bytes(c.node_ranks()) : 0;
+}
+
 /// The candidate index for a call on communicator c: remembered per call
 /// class, decided (and with HPCOLL_VERBOSE explained by rank 0) on first use.
 /// A blocking and a nonblocking call of one class are decided apart: the
@@ -294,8 +301,7 @@ std::size_t remembered_choice(const communicator& c, const Shape& call, bool blo
                          common_in_place(call), blocking, call.elem_size, &reduction_tag<Op, T>};
   dispatch_decisions& cache = c.service<dispatch_decisions>();
   if (const auto known = cache.find(key)) return *known;
-  const decision d =
-      decide_now<Shape, Op, T>(call, c.ranks_per_core(), blocking ? shared_message_bytes(c.node_ranks()) : 0);
+  const decision d = decide_now<Shape, Op, T>(call, c.ranks_per_core(), mailbox_bytes<Shape>(c, blocking));
   if (verbose() && c.rank() == 0) std::fputs(d.to_string().c_str(), stderr);
   cache.remember(key, d.choice);
   return d.choice;
@@ -337,9 +343,9 @@ template <dispatchable Shape, class Op, class T, bool Blocking>
 }  // namespace detail
 
 /// What the dispatcher would choose for a call of this shape with op Op on
-/// elements T on communicator c, and why (the same decision the blocking free
-/// functions make, from the current machine file, tuning table and
-/// environment, and how crowded c's nodes are). The free functions give a call c's node layout;
+/// elements T on communicator c, and why (the decision the blocking free
+/// functions make, or hpcoll::mcast for a multicast, from the current machine
+/// file, tuning table and environment, and how crowded c's nodes are). The free functions give a call c's node layout;
 /// give it to the shape here for the same decision on a communicator that
 /// spans nodes (shape.nodes = hpcoll::node_layout_of(c), collective on its
 /// first call on c).
@@ -348,7 +354,7 @@ template <dispatchable Shape, class Op, class T, bool Blocking>
 template <class Op = void, class T = void, dispatchable Shape>
 decision explain(const communicator& c, Shape call) {
   if constexpr (!std::is_void_v<T>) call.elem_size = sizeof(T);
-  return detail::decide_now<Shape, Op, T>(call, c.ranks_per_core(), detail::shared_message_bytes(c.node_ranks()));
+  return detail::decide_now<Shape, Op, T>(call, c.ranks_per_core(), detail::mailbox_bytes<Shape>(c, true));
 }
 
 /// explain() for ranks with a core each (machine::ranks_per_core = 1), every

@@ -9,8 +9,14 @@
 //     static constexpr auto node_aware = hana::tuple_t<hierarchical<...>, ...>;  // default: none
 //     static constexpr message_size size = message_size::vector;     // default: all_blocks
 //     static priced_shape priced(const allreduce_shape&);              // default: the shape itself
-//                                        // (any shape whose plans price alike, e.g. a regular collective's)
+//                                        // (any shape whose plans price alike, e.g. a regular collective's;
+//                                        // or template <class S> priced: per candidate S)
 //     static int group(const allreduce_shape&);                        // default: 0, every rank
+//     template <class S> static double lead_in_seconds(const allreduce_shape&, const machine&);
+//                                        // default: 0; what candidate S spends beyond its priced
+//                                        // shape's plan (a multicast's hop to its members)
+//     static constexpr bool mailboxes = false;  // default: true, its blocking calls send small
+//                                               // messages within a node through the node's mailboxes
 //   };
 //
 // The node-aware schedules follow the flat ones among the candidates; the
@@ -36,6 +42,7 @@
 #include <tuple>
 #include <utility>
 
+#include "../plan/machine.hpp"
 #include "../plan/plan_for.hpp"
 #include "../plan/shape.hpp"
 #include "../plan/variant.hpp"
@@ -175,6 +182,14 @@ inline constexpr message_size size_rule = [] {
   else return message_size::all_blocks;
 }();
 
+/// Whether the collective's blocking calls send their small messages within
+/// a node through the node's mailboxes (the multicast's all go through MPI).
+template <dispatchable Shape>
+inline constexpr bool takes_mailboxes = [] {
+  if constexpr (requires { collective_traits<Shape>::mailboxes; }) return collective_traits<Shape>::mailboxes;
+  else return true;
+}();
+
 /// The message size of a call as tables and explanations state it (see
 /// message_size); the same on every rank of a call.
 template <dispatchable Shape>
@@ -215,12 +230,29 @@ decltype(auto) with_common_shape(const Shape& call, F&& f) {
   return f(static_cast<const Shape&>(s));
 }
 
-/// The shape a candidate is priced on (a multicast: the broadcast among its
-/// members, the master's hop being the same for every candidate).
+/// The shape the candidates are priced on.
 template <dispatchable Shape>
 auto priced_shape(const Shape& s) {
   if constexpr (requires { collective_traits<Shape>::priced(s); }) return collective_traits<Shape>::priced(s);
   else return s;
+}
+/// The shape candidate S is priced on (a multicast: the broadcast S runs).
+template <class S, dispatchable Shape>
+auto candidate_priced_shape(const Shape& s) {
+  if constexpr (requires { collective_traits<Shape>::template priced<S>(s); })
+    return collective_traits<Shape>::template priced<S>(s);
+  else
+    return priced_shape(s);
+}
+
+/// What candidate S spends beyond the plan of the call's priced shape (a
+/// multicast's hop from the master to its members), in seconds on machine m.
+template <class S, dispatchable Shape>
+double lead_in_seconds(const Shape& s, const machine& m) {
+  if constexpr (requires { collective_traits<Shape>::template lead_in_seconds<S>(s, m); })
+    return collective_traits<Shape>::template lead_in_seconds<S>(s, m);
+  else
+    return 0;
 }
 
 /// Ranks taking part in a call when not all do (a multicast's members), else 0.
