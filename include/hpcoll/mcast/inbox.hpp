@@ -60,16 +60,14 @@ struct mcast_slot {
 
   /// Whether a multicast of `bytes` bytes fits the buffer.
   bool fits(std::uint64_t bytes) const noexcept { return bytes <= capacity && bytes % elem_size == 0; }
-  /// Why `bytes` do not fit, or empty when they do.
+  /// Why `bytes`, which do not fit, do not fit.
   std::string misfit(std::uint64_t bytes, int master) const {
     if (bytes > capacity)
       return "the receive buffer holds " + std::to_string(capacity / elem_size) + " elements (" +
              std::to_string(capacity) + " bytes), the multicast from rank " + std::to_string(master) + " has " +
              std::to_string(bytes) + " bytes";
-    if (bytes % elem_size != 0)
-      return "the multicast from rank " + std::to_string(master) + " has " + std::to_string(bytes) +
-             " bytes, not a whole number of " + std::to_string(elem_size) + "-byte elements";
-    return {};
+    return "the multicast from rank " + std::to_string(master) + " has " + std::to_string(bytes) +
+           " bytes, not a whole number of " + std::to_string(elem_size) + "-byte elements";
   }
 };
 

@@ -74,17 +74,17 @@ private:
       : reusable_operation(c, engine, info) {}
 
   void prepare(const rank_set& members, std::size_t choice, const std::byte* data, std::size_t bytes) {
+    const int rank = comm().rank();
     members_ = members;
     data_ = data;
     mem_ = {data, nullptr, nullptr};
     header_.schedule = static_cast<std::uint16_t>(choice);
     header_.fused = bytes <= mcast_fused_limit;
-    header_.master = comm().rank();
+    header_.master = rank;
     header_.bytes = bytes;
     header_.acks_direct =
         members.count() <= std::min(comm().service<mcast_channel>().direct_ack_limit, mcast_direct_ack_limit);
     // Fused, the header message is the whole multicast: no plan to run.
-    const int rank = comm().rank();
     if (header_.fused) plan_.reset();
     else plan_.emplace(schedule::candidate_plan(mcast_shape{rank, comm().size(), rank, &members_, bytes, 1}, choice));
     plan_done_ = false;
