@@ -5,6 +5,7 @@
 
 #include <hpcoll/mcast/rank_set.hpp>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -47,6 +48,32 @@ TEST_CASE("rank_set.model") {
       }
     }
   }
+}
+
+TEST_CASE("rank_set.inserts_and_erases") {
+  // The set keeps its count as it changes: inserting a member again or
+  // erasing a rank that is not one leaves it as it is.
+  std::mt19937 rng(11);
+  for (int p : {1, 5, 64, 65, 200}) {
+    std::vector<bool> model(static_cast<std::size_t>(p));
+    hpcoll::rank_set set(p);
+    std::uniform_int_distribution<int> rank(0, p - 1);
+    for (int op = 0; op < 4 * p; ++op) {
+      const int r = rank(rng);
+      if (op % 3 == 2) {
+        set.erase(r);
+        model[static_cast<std::size_t>(r)] = false;
+      } else {
+        set.insert(r);
+        model[static_cast<std::size_t>(r)] = true;
+      }
+      const auto members = static_cast<int>(std::count(model.begin(), model.end(), true));
+      REQUIRE(set.count() == members);
+      CHECK(set.empty() == (members == 0));
+    }
+    CHECK(hpcoll::rank_set(p, set.words()) == set);  // a set rebuilt from its words counts the same
+  }
+  CHECK(hpcoll::rank_set(4, {1, 1, 3}).count() == 2);
 }
 
 TEST_CASE("rank_set.full_words") {

@@ -3,6 +3,8 @@
 // of p bits (the member set of a dynamic multicast).
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +24,9 @@ public:
 
   rank_set() = default;
   /// The empty set of a communicator of `size` ranks.
-  explicit rank_set(int size) : size_(check_size(size)), words_(words_for(size), 0) {}
+  explicit rank_set(int size) : size_(check_size(size)) {
+    if (words_for(size) > inline_words) heap_.assign(words_for(size), 0);
+  }
   rank_set(int size, std::initializer_list<int> members) : rank_set(size) {
     for (int r : members) insert(r);
   }
@@ -40,48 +44,61 @@ public:
     if (used != 0 && (bits.back() >> used) != 0)
       throw error("", "", "rank_set: bits set beyond rank " + std::to_string(size - 1));
     size_ = size;
-    words_.assign(bits.begin(), bits.end());
+    if (n > inline_words) {
+      inline_ = {};
+      heap_.assign(bits.begin(), bits.end());
+    } else {
+      std::array<word, inline_words> small{};
+      std::copy(bits.begin(), bits.end(), small.begin());
+      inline_ = small;
+      heap_.clear();
+    }
+    count_ = 0;
+    for (word w : bits) count_ += bits_in(w);
   }
 
   /// The communicator size the set belongs to.
   int size() const noexcept { return size_; }
-  bool empty() const noexcept {
-    for (word w : words_)
-      if (w) return false;
-    return true;
-  }
+  bool empty() const noexcept { return count_ == 0; }
   /// Number of members.
-  int count() const noexcept {
-    int n = 0;
-    for (word w : words_) n += bits_in(w);
-    return n;
-  }
+  int count() const noexcept { return count_; }
 
-  void insert(int rank) { words_[index_of(rank)] |= bit_of(rank); }
-  void erase(int rank) { words_[index_of(rank)] &= ~bit_of(rank); }
-  bool contains(int rank) const { return (words_[index_of(rank)] & bit_of(rank)) != 0; }
+  void insert(int rank) {
+    word& w = stored()[index_of(rank)];
+    count_ += (w & bit_of(rank)) == 0;
+    w |= bit_of(rank);
+  }
+  void erase(int rank) {
+    word& w = stored()[index_of(rank)];
+    count_ -= (w & bit_of(rank)) != 0;
+    w &= ~bit_of(rank);
+  }
+  bool contains(int rank) const { return (stored()[index_of(rank)] & bit_of(rank)) != 0; }
 
   /// The lowest member, or -1 for the empty set.
   int lowest() const noexcept {
-    for (std::size_t i = 0; i < words_.size(); ++i)
-      if (words_[i]) return static_cast<int>(i) * word_bits + std::countr_zero(words_[i]);
+    const std::span<const word> bits = stored();
+    for (std::size_t i = 0; i < bits.size(); ++i)
+      if (bits[i]) return static_cast<int>(i) * word_bits + std::countr_zero(bits[i]);
     return -1;
   }
   /// Members below `rank`: a member's logical number among the members.
   int position(int rank) const {
+    const std::span<const word> bits = stored();
     const std::size_t w = index_of(rank);
-    int n = bits_in(words_[w] & (bit_of(rank) - 1));
-    for (std::size_t i = 0; i < w; ++i) n += bits_in(words_[i]);
+    int n = bits_in(bits[w] & (bit_of(rank) - 1));
+    for (std::size_t i = 0; i < w; ++i) n += bits_in(bits[i]);
     return n;
   }
   /// The member whose logical number is `k` (0 <= k < count()).
   int member(int k) const {
+    const std::span<const word> bits = stored();
     int left = k;  // members still to skip
     if (left >= 0)
-      for (std::size_t i = 0; i < words_.size(); ++i) {
-        const int here = bits_in(words_[i]);
+      for (std::size_t i = 0; i < bits.size(); ++i) {
+        const int here = bits_in(bits[i]);
         if (left < here) {
-          word w = words_[i];
+          word w = bits[i];
           for (int skip = 0; skip < left; ++skip) w &= w - 1;  // drop the lowest bits
           return static_cast<int>(i) * word_bits + std::countr_zero(w);
         }
@@ -91,22 +108,23 @@ public:
   }
   /// The members in increasing order.
   std::vector<int> members() const {
+    const std::span<const word> bits = stored();
     std::vector<int> out;
     out.reserve(static_cast<std::size_t>(count()));
-    for (std::size_t i = 0; i < words_.size(); ++i)
-      for (word w = words_[i]; w; w &= w - 1) out.push_back(static_cast<int>(i) * word_bits + std::countr_zero(w));
+    for (std::size_t i = 0; i < bits.size(); ++i)
+      for (word w = bits[i]; w; w &= w - 1) out.push_back(static_cast<int>(i) * word_bits + std::countr_zero(w));
     return out;
   }
 
   /// The bitmap, bit r of word r / 64 for rank r: what travels with a message.
-  std::span<const word> words() const noexcept { return words_; }
+  std::span<const word> words() const noexcept { return stored(); }
 
   friend bool operator==(const rank_set&, const rank_set&) = default;
 
 private:
   /// std::popcount, inline: without a target flag for the instruction
   /// (-mpopcnt, -march=...) GCC calls a libgcc routine for it, and every
-  /// multicast counts bits several times on each rank.
+  /// multicast counts bits on each rank (position(), member()).
   static constexpr int bits_in(word w) noexcept {
 #ifdef __POPCNT__
     return std::popcount(w);
@@ -132,8 +150,22 @@ private:
   }
   static word bit_of(int rank) noexcept { return word{1} << (rank % word_bits); }
 
+  /// Sets of up to 128 ranks keep their words inline: a member returns the
+  /// set of every multicast it receives, which would cost an allocation each.
+  static constexpr std::size_t inline_words = 2;
+  std::span<word> stored() noexcept {
+    if (words_for(size_) > inline_words) return heap_;
+    return {inline_.data(), words_for(size_)};
+  }
+  std::span<const word> stored() const noexcept {
+    if (words_for(size_) > inline_words) return heap_;
+    return {inline_.data(), words_for(size_)};
+  }
+
   int size_ = 0;
-  std::vector<word> words_;
+  int count_ = 0;  ///< members, kept as the set changes: every multicast asks on every rank, more than once
+  std::array<word, inline_words> inline_{};  ///< the words of a set of up to 128 ranks, the rest zero
+  std::vector<word> heap_;                   ///< the words of a larger set
 };
 
 }  // namespace hpcoll
