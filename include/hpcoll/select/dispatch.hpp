@@ -290,21 +290,32 @@ std::size_t mailbox_bytes(const communicator& c, bool blocking) {
   return blocking && takes_mailboxes<Shape> ? shared_message_bytes(c.node_ranks()) : 0;
 }
 
-/// The candidate index for a call on communicator c: remembered per call
-/// class, decided (and with HPCOLL_VERBOSE explained by rank 0) on first use.
-/// A blocking and a nonblocking call of one class are decided apart: the
-/// first's small messages take the node's mailboxes, the second's MPI.
+/// The call class of a call: what a choice is remembered for.
 template <dispatchable Shape, class Op, class T>
-std::size_t remembered_choice(const communicator& c, const Shape& call, bool blocking) {
+dispatch_key key_of(const Shape& call, bool blocking) {
   // message_bytes is the same on every rank (gatherv and alltoallv: nominal).
-  const dispatch_key key{&Shape::name, size_class(message_bytes(call)), group_size(call), commutative_call(call),
-                         common_in_place(call), blocking, call.elem_size, &reduction_tag<Op, T>};
+  return {&Shape::name,          size_class(message_bytes(call)), group_size(call), commutative_call(call),
+          common_in_place(call), blocking,                        call.elem_size,   &reduction_tag<Op, T>};
+}
+
+/// The candidate index for a call of class `key` on communicator c:
+/// remembered per call class, decided (and with HPCOLL_VERBOSE explained by
+/// rank 0) on first use. A blocking and a nonblocking call of one class are
+/// decided apart: the first's small messages take the node's mailboxes, the
+/// second's MPI.
+template <dispatchable Shape, class Op, class T>
+std::size_t remembered_choice(const communicator& c, const Shape& call, const dispatch_key& key) {
   dispatch_decisions& cache = c.service<dispatch_decisions>();
   if (const auto known = cache.find(key)) return *known;
-  const decision d = decide_now<Shape, Op, T>(call, c.ranks_per_core(), mailbox_bytes<Shape>(c, blocking));
+  const decision d = decide_now<Shape, Op, T>(call, c.ranks_per_core(), mailbox_bytes<Shape>(c, key.blocking));
   if (verbose() && c.rank() == 0) std::fputs(d.to_string().c_str(), stderr);
   cache.remember(key, d.choice);
   return d.choice;
+}
+
+template <dispatchable Shape, class Op, class T>
+std::size_t remembered_choice(const communicator& c, const Shape& call, bool blocking) {
+  return remembered_choice<Shape, Op, T>(c, call, key_of<Shape, Op, T>(call, blocking));
 }
 
 /// The thread's last call of one Shape, Op and T: its communicator, its
@@ -316,6 +327,15 @@ struct last_dispatch {
   std::size_t choice = 0;
 };
 
+/// The thread's last call class of one Shape, Op and T, for shapes that
+/// cannot be compared (a multicast's points at its member set): its
+/// communicator, its class and the choice made for it.
+struct last_dispatch_class {
+  std::uint64_t communicator = 0;
+  dispatch_key key{};
+  std::size_t choice = 0;
+};
+
 /// dispatch() for a call that is not the thread's last: looked up, and kept as the last.
 template <dispatchable Shape, class Op, class T, bool Blocking>
 [[gnu::noinline]] std::size_t dispatch_anew(const communicator& c, const Shape& call, last_dispatch<Shape>& last) {
@@ -323,11 +343,18 @@ template <dispatchable Shape, class Op, class T, bool Blocking>
   last = {c.serial(), call, choice};
   return choice;
 }
+template <dispatchable Shape, class Op, class T>
+[[gnu::noinline]] std::size_t dispatch_anew(const communicator& c, const Shape& call, const dispatch_key& key,
+                                            last_dispatch_class& last) {
+  last = {c.serial(), key, remembered_choice<Shape, Op, T>(c, call, key)};
+  return last.choice;
+}
 
-/// remembered_choice(), for a call of the same shape as the thread's last on
-/// the same communicator without a lookup: the call class is a function of the
-/// shape (for one Op, T and Blocking), and a remembered choice never changes.
-/// Inlined into the entry point: a repeated call compares, then runs.
+/// remembered_choice(), for a call of the same shape (or, where shapes cannot
+/// be compared, the same class) as the thread's last on the same communicator
+/// without a lookup: the call class is a function of the shape (for one Op, T
+/// and Blocking), and a remembered choice never changes. Inlined into the
+/// entry point: a repeated call compares, then runs.
 template <dispatchable Shape, class Op, class T, bool Blocking>
 [[gnu::always_inline]] inline std::size_t dispatch(const communicator& c, const Shape& call) {
   if constexpr (std::equality_comparable<Shape>) {
@@ -336,7 +363,11 @@ template <dispatchable Shape, class Op, class T, bool Blocking>
       return last.choice;
     return dispatch_anew<Shape, Op, T, Blocking>(c, call, last);
   } else {
-    return remembered_choice<Shape, Op, T>(c, call, Blocking);
+    thread_local last_dispatch_class last;
+    const dispatch_key key = key_of<Shape, Op, T>(call, Blocking);
+    if (last.communicator == c.serial() && last.key == key) [[likely]]
+      return last.choice;
+    return dispatch_anew<Shape, Op, T>(c, call, key, last);
   }
 }
 
