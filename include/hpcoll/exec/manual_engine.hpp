@@ -72,12 +72,33 @@ public:
     if (!op.done()) advance();
   }
   void await(const operation& op) override {
+    // Alone in flight with all its messages posted, the run waits inside MPI
+    // (MPI_Waitall): no other manual operation needs this thread meanwhile,
+    // and MPI sees the last message complete within its own progress loop
+    // rather than at the next poll.
+    if (operation* alone = take_if_alone(op)) {
+      if (alone->complete_posted()) {
+        alone->finish();
+        return;
+      }
+      add(alone);
+    }
     // No yield of its own between attempts: each one polls MPI, whose
     // progress yields the core when idle if told to (Open MPI's
     // mpi_yield_when_idle, on when oversubscribed); a second yield per poll
     // made every waiter look half as often on shared cores.
     while (!op.done()) advance();
     settle();
+  }
+
+private:
+  /// `op`, taken off the list, when it is the only operation in flight; else null.
+  operation* take_if_alone(const operation& op) {
+    const std::lock_guard lock(mutex_);
+    if (active_.size() != 1 || active_.front() != &op) return nullptr;
+    operation* alone = active_.front();
+    active_.clear();
+    return alone;
   }
 };
 

@@ -105,6 +105,10 @@ public:
   bool post_first_round() noexcept { return guarded([this] { return post_first(); }); }
   /// Advances without blocking; true once the run has ended (a failure ends it too).
   bool advance() noexcept { return guarded([this] { return advance_rounds(); }); }
+  /// When the run has nothing left to post, only messages to complete:
+  /// blocks in MPI until it has ended and returns true (a failure ends it
+  /// too). Otherwise returns false at once.
+  bool complete_posted() noexcept { return guarded([this] { return complete_if_posted(); }); }
   /// Runs to the end in the calling thread, blocking in MPI.
   void run() noexcept {
     try {
@@ -141,6 +145,8 @@ protected:
 
   virtual bool post_first() = 0;
   virtual bool advance_rounds() = 0;
+  /// complete_posted() of a run; by default such a run cannot be told apart.
+  virtual bool complete_if_posted() { return false; }
   virtual void run_rounds() = 0;
   /// After a failure: cancels and frees the run's pending messages.
   virtual void abandon_messages() noexcept = 0;

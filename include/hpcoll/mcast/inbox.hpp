@@ -58,8 +58,12 @@ struct mcast_slot {
   mcast_info info;
   std::string problem;  ///< why the receive failed, empty when it did not
 
-  /// Whether a multicast of `bytes` bytes fits the buffer.
-  bool fits(std::uint64_t bytes) const noexcept { return bytes <= capacity && bytes % elem_size == 0; }
+  /// Whether a multicast of `bytes` bytes fits the buffer. (Element sizes
+  /// are mostly powers of two: a mask then, not a division, on the path to the ack.)
+  bool fits(std::uint64_t bytes) const noexcept {
+    const bool whole = (elem_size & (elem_size - 1)) == 0 ? (bytes & (elem_size - 1)) == 0 : bytes % elem_size == 0;
+    return bytes <= capacity && whole;
+  }
   /// Why `bytes`, which do not fit, do not fit.
   std::string misfit(std::uint64_t bytes, int master) const {
     if (bytes > capacity)
@@ -111,9 +115,10 @@ public:
     return status;
   }
 
-  /// Starts the multicast of the header that has just arrived. The receive
-  /// of the next header is posted by the next progress() or wait_for_header(),
-  /// after this one's ack has left.
+  /// Starts the multicast of the header that has just arrived, then posts
+  /// the receive of the next header: after this one's forwards, first round
+  /// and (when due at once) ack have left, and before the receiving call
+  /// returns, so the next header finds it posted.
   void accept(const MPI_Status& status) {
     int bytes = 0;
     HPCOLL_MPI(MPI_Get_count, &status, MPI_BYTE, &bytes);
@@ -123,7 +128,8 @@ public:
     active_.push_back(std::move(in));
     match();
     active_.back()->start();
-    sweep();  // a leaf of a fused multicast acks at once
+    sweep();
+    post_header_receive();
   }
 
   /// Whether a multicast has arrived (as of the last progress()) that no receive has taken yet.
@@ -183,22 +189,15 @@ private:
     }
 
     /// Forwards the header, posts the child acks and the plan's first round.
-    /// The data lands in the matched receive's buffer when it fits, else in staging.
+    /// The data lands in the matched receive's buffer when it fits, else in
+    /// staging. A multicast whose data came in the header acks before the
+    /// data is copied out when this rank's ack waits for no child's: the
+    /// master needs to know the data has arrived, not where it was put.
     void start() {
       ack = {};
       data = nullptr;
-      if (slot) {
-        if (slot->fits(head.bytes)) data = slot->buffer;
-        else ack = {rank, static_cast<std::int64_t>(slot->capacity)};
-      }
-      std::byte* const inline_data = message.data() + mcast_prefix_bytes(size);
-      if (!data && head.fused) {
-        data = inline_data;
-      } else if (!data) {
-        staging.resize(head.bytes);
-        data = staging.data();
-      }
-      if (head.fused && data != inline_data && head.bytes) copy_bytes(data, inline_data, head.bytes);
+      const bool fits = slot && slot->fits(head.bytes);
+      if (slot && !fits) ack = {rank, static_cast<std::int64_t>(slot->capacity)};
       children.clear();
       for_each_mcast_child(members, head.master, rank, [&](int peer) { children.push_back(peer); });
       child_acks.assign(head.acks_direct ? 0 : children.size(), {});  // sized before the receives point into it
@@ -211,6 +210,17 @@ private:
                      &side_requests.emplace_back(MPI_REQUEST_NULL));
       }
       plan_done = head.fused != 0;
+      if (plan_done && (head.acks_direct || children.empty())) send_ack();
+      std::byte* const inline_data = message.data() + mcast_prefix_bytes(size);
+      if (fits) {
+        data = slot->buffer;
+      } else if (head.fused) {
+        data = inline_data;
+      } else {
+        staging.resize(head.bytes);
+        data = staging.data();
+      }
+      if (head.fused && data != inline_data && head.bytes) copy_bytes(data, inline_data, head.bytes);
       if (!plan_done) {
         const mcast_shape shape{rank, size, head.master, &members, head.bytes, 1};
         plan.emplace(schedule::candidate_plan(shape, head.schedule));
@@ -227,15 +237,20 @@ private:
       if (!plan_done) return false;
       if (!acking) {
         if (!head.acks_direct && !all_done(side_requests)) return false;
-        for (const mcast_ack& a : child_acks) ack.merge(a);
-        HPCOLL_MPI(MPI_Isend, &ack, mcast_ack_words, MPI_INT64_T, head.acks_direct ? head.master : parent,
-                   head.tag + 1, comm, &ack_request);
-        acking = true;
+        send_ack();
       }
       int done = 0;
       HPCOLL_MPI(MPI_Test, &ack_request, &done, MPI_STATUS_IGNORE);
       finished = done != 0 && all_done(side_requests);
       return finished;
+    }
+
+    /// This rank's ack, with its subtree's when acks travel up the tree.
+    void send_ack() {
+      for (const mcast_ack& a : child_acks) ack.merge(a);
+      HPCOLL_MPI(MPI_Isend, &ack, mcast_ack_words, MPI_INT64_T, head.acks_direct ? head.master : parent,
+                 head.tag + 1, comm, &ack_request);
+      acking = true;
     }
 
     /// Makes the entry ready for another multicast (its vectors keep their storage).
@@ -368,16 +383,34 @@ private:
 class mcast_channel final : public communicator_service {
 public:
   explicit mcast_channel(const communicator_facts& f)
-      : comm(f.unsequenced), tag_span(f.tag_span), rank_(f.rank), size_(f.size) {}
+      : comm(f.unsequenced),
+        tag_slots_(static_cast<unsigned>(f.tag_span - 1) / 2),
+        tag_step_(static_cast<unsigned>(f.size) % tag_slots_),
+        next_tag_slot_(static_cast<unsigned>(f.rank) % tag_slots_),
+        rank_(f.rank),
+        size_(f.size) {}
 
   const MPI_Comm comm;
-  const int tag_span;
   std::mutex mutex;
-  std::atomic<unsigned long long> sent = 0;  ///< multicasts this rank has started as master (tags)
   /// Groups of up to this many members (at most mcast_direct_ack_limit) ack
   /// this rank directly when it is master; tests lower it to run acks up the
   /// header tree.
   int direct_ack_limit = mcast_direct_ack_limit;
+
+  /// The data tag of this rank's next multicast as master: odd tag 1 + 2k
+  /// for slot k = (s · size + rank) mod slots at its s-th multicast, so the
+  /// tags of the multicasts one master has in flight, and of different
+  /// masters, differ as long as fewer than slots / size of them overlap at
+  /// one pair of ranks. Kept by addition, not division, lock-free.
+  int next_data_tag() noexcept {
+    unsigned slot = next_tag_slot_.load(std::memory_order_relaxed);
+    unsigned next;
+    do {
+      next = slot + tag_step_;
+      if (next >= tag_slots_) next -= tag_slots_;
+    } while (!next_tag_slot_.compare_exchange_weak(slot, next, std::memory_order_relaxed));
+    return 1 + 2 * static_cast<int>(slot);
+  }
 
   /// The receive engine; call with `mutex` held.
   mcast_inbox& inbox() {
@@ -386,6 +419,8 @@ public:
   }
 
 private:
+  const unsigned tag_slots_, tag_step_;
+  std::atomic<unsigned> next_tag_slot_;
   int rank_, size_;
   std::optional<mcast_inbox> inbox_;
 };

@@ -82,38 +82,44 @@ private:
     header_.fused = bytes <= mcast_fused_limit;
     header_.master = rank;
     header_.bytes = bytes;
-    header_.acks_direct =
-        members.count() <= std::min(comm().service<mcast_channel>().direct_ack_limit, mcast_direct_ack_limit);
+    const mcast_channel& channel = comm().service<mcast_channel>();
+    channel_ = channel.comm;
+    member_count_ = members.count();
+    header_.acks_direct = member_count_ <= std::min(channel.direct_ack_limit, mcast_direct_ack_limit);
     // Fused, the header message is the whole multicast: no plan to run.
     if (header_.fused) plan_.reset();
     else plan_.emplace(schedule::candidate_plan(mcast_shape{rank, comm().size(), rank, &members_, bytes, 1}, choice));
     plan_done_ = false;
   }
 
-  MPI_Comm channel() const { return comm().service<mcast_channel>().comm; }
-  round_runner<std::byte, no_op> runner() { return {channel(), tag_, mem_, no_op{}, steps_, requests_}; }
+  round_runner<std::byte, no_op> runner() { return {channel_, tag_, mem_, no_op{}, steps_, requests_}; }
 
   /// The header (with the data when fused) to the master's children in the
-  /// header tree, and the receives of the acks: one per member when they ack
-  /// directly, else one per child.
+  /// header tree, then the receives of the acks: one per member when they ack
+  /// directly, else one per child. The headers leave first: an ack cannot
+  /// come before its header has arrived and been read, and an ack that beats
+  /// its receive still matches it (from MPI's queue of unexpected messages).
   void post_header_and_acks() {
     header_.tag = tag_;
     pack_mcast_message(message_, header_, members_, data_);
     side_count_ = 0;
     acks_expected_ = 0;
+    std::array<int, max_children> children;
+    int child_count = 0;
+    for_each_mcast_child(members_, header_.master, header_.master, [&](int peer) {
+      children[static_cast<std::size_t>(child_count++)] = peer;
+      HPCOLL_MPI(MPI_Isend, message_.data(), static_cast<int>(message_.size()), MPI_BYTE, peer, mcast_header_tag,
+                 channel_, next_side_request());
+    });
     const auto expect_ack = [&](int source) {
       mcast_ack& a = acks_[static_cast<std::size_t>(acks_expected_++)];
       a = {};
-      HPCOLL_MPI(MPI_Irecv, &a, mcast_ack_words, MPI_INT64_T, source, tag_ + 1, channel(), next_side_request());
+      HPCOLL_MPI(MPI_Irecv, &a, mcast_ack_words, MPI_INT64_T, source, tag_ + 1, channel_, next_side_request());
     };
-    const bool direct = header_.acks_direct != 0;
-    if (direct)
-      for (int m = 0; m < members_.count(); ++m) expect_ack(MPI_ANY_SOURCE);  // the tag is this multicast's
-    for_each_mcast_child(members_, header_.master, header_.master, [&](int peer) {
-      if (!direct) expect_ack(peer);
-      HPCOLL_MPI(MPI_Isend, message_.data(), static_cast<int>(message_.size()), MPI_BYTE, peer, mcast_header_tag,
-                 channel(), next_side_request());
-    });
+    if (header_.acks_direct)
+      for (int m = 0; m < member_count_; ++m) expect_ack(MPI_ANY_SOURCE);  // the tag is this multicast's
+    else
+      for (int c = 0; c < child_count; ++c) expect_ack(children[static_cast<std::size_t>(c)]);
   }
   /// A member whose receive buffer was too small fails the master's request too.
   void check_acks() const {
@@ -139,6 +145,12 @@ private:
     check_acks();
     return true;
   }
+  bool complete_if_posted() override {
+    if (!plan_done_) return false;
+    HPCOLL_MPI(MPI_Waitall, side_count_, side_.data(), MPI_STATUSES_IGNORE);
+    check_acks();
+    return true;
+  }
   void run_rounds() override {
     post_header_and_acks();
     if (!header_.fused) runner().run(*plan_);
@@ -157,6 +169,7 @@ private:
     abandon(std::span(side_).first(static_cast<std::size_t>(side_count_)));
   }
 
+  MPI_Comm channel_ = MPI_COMM_NULL;  ///< the communicator's multicast channel
   rank_set members_;
   std::optional<decltype(schedule::candidate_plan(std::declval<const mcast_shape&>(), 0))> plan_;
   const std::byte* data_ = nullptr;
@@ -168,7 +181,7 @@ private:
   static constexpr std::size_t max_acks = std::max<std::size_t>(mcast_direct_ack_limit, max_children);
   std::array<mcast_ack, max_acks> acks_;
   std::array<MPI_Request, max_acks + max_children> side_;  ///< the acks' receives, the headers' sends
-  int acks_expected_ = 0, side_count_ = 0;
+  int member_count_ = 0, acks_expected_ = 0, side_count_ = 0;
   std::vector<step> steps_;
   std::vector<MPI_Request> requests_;
   bool plan_done_ = false;
@@ -201,9 +214,7 @@ struct Mcast {
     const auto call = prepare(c, data, members);
     const auto choice = detail::choose<Mcast, Schedule, check::never, Progress, false>(c, call);
     const std::size_t index = candidate_index(choice);
-    detail::mcast_channel& ch = c.service<detail::mcast_channel>();
-    const int tag =
-        detail::mcast_data_tag(ch.sent.fetch_add(1, std::memory_order_relaxed), c.rank(), c.size(), ch.tag_span);
+    const int tag = c.service<detail::mcast_channel>().next_data_tag();
     auto run = detail::mcast_send::make(c, detail::engine_of<Progress>::get(), detail::info_of<decltype(call)>(choice),
                                         members, index, reinterpret_cast<const std::byte*>(call.input),
                                         call.shape.count * call.shape.elem_size);

@@ -16,13 +16,14 @@
 // logarithmic in the group. The master decides and says so in the header.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "../exec/copy_kernel.hpp"
-#include "../schedule/binomial.hpp"
+#include "../plan/ranks.hpp"
 #include "rank_set.hpp"
 
 namespace hpcoll::detail {
@@ -64,15 +65,6 @@ inline void pack_mcast_message(std::vector<std::byte>& out, const mcast_header& 
   if (h.fused && h.bytes) copy_bytes(out.data() + prefix, data, h.bytes);
 }
 
-/// The data tag of a multicast: distinct for the multicasts a master has in
-/// flight, and for different masters, as long as fewer than
-/// (tag_span − 1) / (2 · size) of them overlap at one pair of ranks.
-inline int mcast_data_tag(unsigned long long sequence, int master, int size, int tag_span) {
-  const unsigned long long tags = static_cast<unsigned long long>(tag_span - 1) / 2;
-  return 1 + 2 * static_cast<int>((sequence * static_cast<unsigned long long>(size) +
-                                   static_cast<unsigned long long>(master)) % tags);
-}
-
 /// What a member reports once it (in the tree: its subtree) has the data: the
 /// lowest such rank whose receive buffer was too small, if any.
 struct mcast_ack {
@@ -92,14 +84,16 @@ inline constexpr int mcast_ack_words = 2;  // travels as two MPI_INT64_T
 /// binomial tree over logical numbers 0..r rooted at the master (0); member k
 /// (0-based, ascending ranks) is k + 1, so a header travels as far as a
 /// broadcast over {master} ∪ members would.
+/// Position v's children are v + m for the powers of two m within its
+/// subtree (below v's lowest set bit; the whole tree at 0): no division, as
+/// every multicast walks this on every rank.
 template <class F>
 void for_each_mcast_child(const rank_set& members, int master, int rank, F&& f) {
-  const int position = rank == master ? 0 : members.position(rank) + 1;
-  const schedule::binomial::tree t(position, members.count() + 1, 0);
-  for (int i = 0; i < t.levels; ++i) {
-    const int m = t.top_down_mask(i);
-    if (t.sends_down(m)) f(members.member(t.v + m - 1));
-  }
+  const int v = rank == master ? 0 : members.position(rank) + 1;
+  if (v % 2 == 1) return;  // a leaf
+  const int tree_size = members.count() + 1;
+  const int subtree = v == 0 ? tree_size : std::min(lowest_bit(v), tree_size - v);
+  for (int m = subtree > 1 ? floor_pow2(subtree - 1) : 0; m >= 1; m /= 2) f(members.member(v + m - 1));
 }
 
 }  // namespace hpcoll::detail
