@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../error.hpp"
@@ -153,13 +154,13 @@ private:
   /// Sets of up to 128 ranks keep their words inline: a member returns the
   /// set of every multicast it receives, which would cost an allocation each.
   static constexpr std::size_t inline_words = 2;
-  std::span<word> stored() noexcept {
-    if (words_for(size_) > inline_words) return heap_;
-    return {inline_.data(), words_for(size_)};
-  }
   std::span<const word> stored() const noexcept {
     if (words_for(size_) > inline_words) return heap_;
     return {inline_.data(), words_for(size_)};
+  }
+  std::span<word> stored() noexcept {
+    const std::span<const word> bits = std::as_const(*this).stored();
+    return {const_cast<word*>(bits.data()), bits.size()};
   }
 
   int size_ = 0;

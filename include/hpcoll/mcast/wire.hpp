@@ -83,14 +83,13 @@ inline constexpr int mcast_ack_words = 2;  // travels as two MPI_INT64_T
 /// hears acks from, when acks travel up the tree). The header tree is the
 /// binomial tree over logical numbers 0..r rooted at the master (0); member k
 /// (0-based, ascending ranks) is k + 1, so a header travels as far as a
-/// broadcast over {master} ∪ members would.
-/// Position v's children are v + m for the powers of two m within its
-/// subtree (below v's lowest set bit; the whole tree at 0): no division, as
-/// every multicast walks this on every rank.
+/// broadcast over {master} ∪ members would. Position v's children are
+/// v + m for the powers of two m within its subtree (below v's lowest set
+/// bit; the whole tree at 0): no division, as every multicast walks this on
+/// every rank.
 template <class F>
 void for_each_mcast_child(const rank_set& members, int master, int rank, F&& f) {
   const int v = rank == master ? 0 : members.position(rank) + 1;
-  if (v % 2 == 1) return;  // a leaf
   const int tree_size = members.count() + 1;
   const int subtree = v == 0 ? tree_size : std::min(lowest_bit(v), tree_size - v);
   for (int m = subtree > 1 ? floor_pow2(subtree - 1) : 0; m >= 1; m /= 2) f(members.member(v + m - 1));

@@ -313,11 +313,6 @@ std::size_t remembered_choice(const communicator& c, const Shape& call, const di
   return d.choice;
 }
 
-template <dispatchable Shape, class Op, class T>
-std::size_t remembered_choice(const communicator& c, const Shape& call, bool blocking) {
-  return remembered_choice<Shape, Op, T>(c, call, key_of<Shape, Op, T>(call, blocking));
-}
-
 /// The thread's last call of one Shape, Op and T: its communicator, its
 /// shape and the choice made for it.
 template <class Shape>
@@ -339,7 +334,7 @@ struct last_dispatch_class {
 /// dispatch() for a call that is not the thread's last: looked up, and kept as the last.
 template <dispatchable Shape, class Op, class T, bool Blocking>
 [[gnu::noinline]] std::size_t dispatch_anew(const communicator& c, const Shape& call, last_dispatch<Shape>& last) {
-  const std::size_t choice = remembered_choice<Shape, Op, T>(c, call, Blocking);
+  const std::size_t choice = remembered_choice<Shape, Op, T>(c, call, key_of<Shape, Op, T>(call, Blocking));
   last = {c.serial(), call, choice};
   return choice;
 }
